@@ -1,0 +1,11 @@
+package dev.tandem.engine.kv;
+
+/** The receiving engine's side of a KV transfer; implemented by the engine, called by the transport. */
+public interface KvReceiveTarget {
+  /**
+   * Writes {@code rows} into {@code slots} if every slot is reserved for {@code requestId} and that
+   * request is parked waiting for KV; otherwise writes nothing and throws with the reason. May be
+   * called from any thread.
+   */
+  void accept(String requestId, int[] slots, KvRows rows) throws KvTransferException;
+}

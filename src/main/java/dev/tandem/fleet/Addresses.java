@@ -1,0 +1,18 @@
+package dev.tandem.fleet;
+
+/** Event-bus addresses, all in one place. Bodies are JSON so they work on a clustered bus. */
+public final class Addresses {
+  /** Published by each EngineVerticle on every state change: {@link EngineStatus#toJson()}. */
+  public static final String ENGINE_STATUS = "tandem.engine.status";
+  /** Request/reply: answers the current status of every engine (supervisor's view). */
+  public static final String FLEET_QUERY = "tandem.fleet.query";
+  /** Request/reply and streaming completions served by the router. */
+  public static final String COMPLETIONS = "tandem.completions";
+
+  /** Control address of engine {@code id} (restart, stop). */
+  public static String engineControl(int id) {
+    return "tandem.engine." + id + ".control";
+  }
+
+  private Addresses() {}
+}

@@ -1,0 +1,6 @@
+package dev.tandem.fleet;
+
+/** Lifecycle of one engine child process. */
+public enum EngineState {
+  STARTING, READY, UNHEALTHY, RESTARTING, STOPPED, FAILED
+}

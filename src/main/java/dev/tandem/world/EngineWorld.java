@@ -1,0 +1,38 @@
+package dev.tandem.world;
+
+import dev.tandem.engine.kv.KvReceiveTarget;
+import dev.tandem.engine.kv.KvShipper;
+import java.time.Duration;
+
+/**
+ * An engine's membership in the KV world: its KV receiver, its place (pe_start, npes) and a shipper
+ * that reaches every other PE. Created from {@code MLC_NVSHMEM_INIT_CONFIG_JSON_STR}.
+ */
+public interface EngineWorld extends AutoCloseable {
+  String ENV = "MLC_NVSHMEM_INIT_CONFIG_JSON_STR";
+
+  int peStart();
+
+  int numPes();
+
+  /** Total PEs of the world. */
+  int npes();
+
+  /** The 125-integer uid this engine was given. */
+  int[] uid();
+
+  KvShipper shipper();
+
+  @Override
+  void close();
+
+  /**
+   * Opens the KV receiver on {@code bindHost}, joins the world described by {@code initConfigJson}
+   * and blocks until every PE has joined or {@code timeout} passes (then throws with a clear reason).
+   * {@code numPes} is the number of PEs this engine holds (its GPU/CPU count, 1 by default).
+   */
+  static EngineWorld join(String initConfigJson, int numPes, String bindHost, KvReceiveTarget target,
+      String modelFingerprint, Duration timeout) throws WorldException {
+    throw new WorldException("the KV world is not implemented yet");
+  }
+}
