@@ -10,8 +10,10 @@ import java.util.concurrent.locks.LockSupport;
  * thread runs a task varies; callers must make each task's result independent of that (the model
  * never splits a reduction across tasks, which keeps it batch-invariant).
  *
- * <p>Workers spin briefly between loops (a forward step runs hundreds of short loops back to
- * back) and then park, so an idle model costs no CPU.
+ * <p>A loop ends when all its tasks are done, not when every worker has checked in: on a busy
+ * machine a descheduled worker simply misses the loop and the caller does the work, instead of
+ * everyone waiting a scheduler quantum for it. Workers spin briefly between loops (a forward step
+ * runs hundreds of short loops back to back) and then park, so an idle model costs no CPU.
  */
 final class WorkerPool implements AutoCloseable {
 
@@ -20,17 +22,43 @@ final class WorkerPool implements AutoCloseable {
     void run(int index);
   }
 
+  /** One parallel loop: its own counters, so a worker that wakes late cannot touch a newer loop. */
+  private static final class Job {
+    final Task body;
+    final int count;
+    final Thread caller;
+    final AtomicInteger next = new AtomicInteger();
+    final AtomicInteger done = new AtomicInteger();
+    final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+    Job(Task body, int count, Thread caller) {
+      this.body = body;
+      this.count = count;
+      this.caller = caller;
+    }
+
+    /** Runs tasks until none are left; true if this thread finished the last one. */
+    boolean drain() {
+      boolean last = false;
+      for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
+        try {
+          if (failure.get() == null) {
+            body.run(i);
+          }
+        } catch (Throwable t) {
+          failure.compareAndSet(null, t);
+        }
+        last = done.incrementAndGet() == count;
+      }
+      return last;
+    }
+  }
+
   private static final long SPIN_NANOS = 50_000;
 
   private final Thread[] workers;
-  private final AtomicInteger generation = new AtomicInteger();
-  private final AtomicInteger next = new AtomicInteger();
-  private final AtomicInteger pending = new AtomicInteger();
-  private final AtomicReference<Throwable> failure = new AtomicReference<>();
-  private volatile Task task;
-  private volatile int count;
+  private volatile Job job;
   private volatile boolean closed;
-  private volatile Thread caller;
 
   WorkerPool(int threads, String name) {
     workers = new Thread[Math.max(0, threads - 1)];
@@ -60,54 +88,38 @@ final class WorkerPool implements AutoCloseable {
     if (closed) {
       throw new IllegalStateException("model is closed");
     }
-    caller = Thread.currentThread();
-    task = body;
-    count = n;
-    next.set(0);
-    pending.set(workers.length);
-    failure.set(null);
-    generation.incrementAndGet();
+    Job j = new Job(body, n, Thread.currentThread());
+    job = j;
     for (Thread w : workers) {
       LockSupport.unpark(w);
     }
-    drain(body, n);
+    j.drain();
     long spinUntil = System.nanoTime() + SPIN_NANOS;
-    while (pending.get() > 0) {
+    while (j.done.get() < n) {
       if (System.nanoTime() < spinUntil) {
         Thread.onSpinWait();
       } else {
         LockSupport.park(this);
       }
     }
-    task = null;
-    Throwable t = failure.get();
+    Throwable t = j.failure.get();
+    if (t instanceof RuntimeException r) {
+      throw r;
+    }
+    if (t instanceof Error e) {
+      throw e;
+    }
     if (t != null) {
-      if (t instanceof RuntimeException r) {
-        throw r;
-      }
-      if (t instanceof Error e) {
-        throw e;
-      }
       throw new IllegalStateException(t);
     }
   }
 
-  private void drain(Task body, int n) {
-    try {
-      for (int i = next.getAndIncrement(); i < n; i = next.getAndIncrement()) {
-        body.run(i);
-      }
-    } catch (Throwable t) {
-      failure.compareAndSet(null, t);
-      next.set(n); // stop handing out tasks
-    }
-  }
-
   private void workerLoop() {
-    int seen = 0; // not generation.get(): a loop may already have started before this thread runs
+    Job seen = null;
     while (!closed) {
       long spinUntil = System.nanoTime() + SPIN_NANOS;
-      while (generation.get() == seen && !closed) {
+      Job j;
+      while ((j = job) == seen && !closed) {
         if (System.nanoTime() < spinUntil) {
           Thread.onSpinWait();
         } else {
@@ -117,10 +129,9 @@ final class WorkerPool implements AutoCloseable {
       if (closed) {
         return;
       }
-      seen = generation.get();
-      drain(task, count);
-      if (pending.decrementAndGet() == 0) {
-        LockSupport.unpark(caller);
+      seen = j;
+      if (j.drain()) {
+        LockSupport.unpark(j.caller);
       }
     }
   }
@@ -128,6 +139,7 @@ final class WorkerPool implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    job = null;
     for (Thread w : workers) {
       LockSupport.unpark(w);
     }
