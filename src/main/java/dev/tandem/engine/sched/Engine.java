@@ -363,6 +363,9 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
     for (Runnable r = first; r != null; r = commands.poll()) {
       r.run();
     }
+    if (first != null) {
+      publishGauges();
+    }
   }
 
   private void failRunning(Throwable cause) {
