@@ -5,7 +5,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 
 /** A byte-level tokenizer for tests: ids 0..255 are bytes, 256 is BOS and 257 EOS (skipped on decode). */
-final class ByteTokenizer implements TextTokenizer {
+class ByteTokenizer implements TextTokenizer {
   static final int BOS = 256;
   static final int EOS = 257;
 
