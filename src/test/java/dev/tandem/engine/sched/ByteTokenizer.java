@@ -5,9 +5,9 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 
 /** A byte-level tokenizer for tests: ids 0..255 are bytes, 256 is BOS and 257 EOS (skipped on decode). */
-class ByteTokenizer implements TextTokenizer {
-  static final int BOS = 256;
-  static final int EOS = 257;
+public class ByteTokenizer implements TextTokenizer {
+  public static final int BOS = 256;
+  public static final int EOS = 257;
 
   @Override
   public int[] encode(String text) {

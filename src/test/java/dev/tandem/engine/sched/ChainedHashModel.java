@@ -12,14 +12,14 @@ import java.util.List;
  * mix-up (wrong page, lost or overwritten KV) changes the tokens, so the scheduler's page
  * bookkeeping is checked against {@link #reference}.
  */
-final class ChainedHashModel implements ForwardModel {
+public final class ChainedHashModel implements ForwardModel {
   static final int VOCAB = 258;
   private final LlamaConfig config;
   volatile int steps;
   /** Slows each step down, so tests can act while a request is still running. */
-  volatile long stepDelayMillis;
+  public volatile long stepDelayMillis;
 
-  ChainedHashModel(int maxPositions) {
+  public ChainedHashModel(int maxPositions) {
     this.config = new LlamaConfig(VOCAB, 8, 16, 2, 1, 1, 4, 10000, 1e-5, maxPositions, true,
         ByteTokenizer.BOS, ByteTokenizer.EOS);
   }
@@ -81,7 +81,7 @@ final class ChainedHashModel implements ForwardModel {
   }
 
   /** Greedy continuation computed without any KV cache: the expected output. */
-  static int[] reference(int[] prompt, int maxTokens) {
+  public static int[] reference(int[] prompt, int maxTokens) {
     int state = 17;
     int[] all = java.util.Arrays.copyOf(prompt, prompt.length + maxTokens);
     int len = prompt.length;
