@@ -68,21 +68,32 @@ public final class EngineProcess implements AutoCloseable {
   public static EngineProcess serve(Path model, Map<String, String> env, String... args)
       throws Exception {
     int port = freePort();
-    List<String> all = new ArrayList<>(List.of("serve", model.toString()));
-    all.addAll(Arrays.asList(args));
-    all.addAll(List.of("--host", "127.0.0.1", "--port", Integer.toString(port)));
-    return start(javaCommand("384m", all.toArray(String[]::new)), env, port);
+    return start(serveCommand(model, port, args), env, port);
   }
 
   /** Starts an exact command line whose engine listens on {@code port}; waits until it is ready. */
   public static EngineProcess start(List<String> command, Map<String, String> env, int port)
       throws Exception {
+    EngineProcess e = launch(command, env, port);
+    e.awaitReady(Duration.ofSeconds(90));
+    return e;
+  }
+
+  /** Starts without waiting (engines of one world must all start before any is ready). */
+  public static EngineProcess launch(List<String> command, Map<String, String> env, int port)
+      throws IOException {
     Path log = Files.createTempFile("engine-" + port, ".log");
     ProcessBuilder pb = builder(command, log);
     pb.environment().putAll(env);
-    EngineProcess e = new EngineProcess(pb.start(), log, port);
-    e.awaitReady(Duration.ofSeconds(90));
-    return e;
+    return new EngineProcess(pb.start(), log, port);
+  }
+
+  /** {@code serve} arguments for {@link #launch}: model, extra args, loopback host, the port. */
+  public static List<String> serveCommand(Path model, int port, String... args) {
+    List<String> all = new ArrayList<>(List.of("serve", model.toString()));
+    all.addAll(Arrays.asList(args));
+    all.addAll(List.of("--host", "127.0.0.1", "--port", Integer.toString(port)));
+    return javaCommand("384m", all.toArray(String[]::new));
   }
 
   /** Polls GET /v1/models like PopenServer's probe until 200; fails early if the child died. */
