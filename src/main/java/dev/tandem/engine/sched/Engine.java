@@ -296,15 +296,16 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
         scheduler.admit();
         disagg.completeReadySends();
         List<Sequence> batch = scheduler.plan();
+        // gauges first: a client that sees an output must not then read older gauges
         if (batch.isEmpty()) {
-          emitter.deliver();
           publishGauges();
+          emitter.deliver();
           runCommands(true);
           continue;
         }
         step(batch);
-        emitter.deliver();
         publishGauges();
+        emitter.deliver();
       } catch (InterruptedException e) {
         if (closed) {
           break;
