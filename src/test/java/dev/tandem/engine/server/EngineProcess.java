@@ -117,8 +117,9 @@ public final class EngineProcess implements AutoCloseable {
       }
       Thread.sleep(100);
     }
+    String output = log();
     close();
-    throw new IllegalStateException("engine not ready within " + limit + ":\n" + log());
+    throw new IllegalStateException("engine not ready within " + limit + ":\n" + output);
   }
 
   public HttpJson http() {
