@@ -216,7 +216,7 @@ public final class EngineVerticle extends VerticleBase {
       if (state != EngineState.READY || shutdown != null || probed != child) {
         return;
       }
-      String failure = ar.failed() ? ar.cause().toString()
+      String failure = ar.failed() ? String.valueOf(ar.cause().getMessage())
           : ar.result().statusCode() == 200 ? null : "HTTP " + ar.result().statusCode();
       healthFailures = failure == null ? 0 : healthFailures + 1;
       if (healthFailures >= spec.health().failures()) {
@@ -267,7 +267,8 @@ public final class EngineVerticle extends VerticleBase {
     }
     generation++;
     readySince = 0;
-    changeState(EngineState.RESTARTING, "restart " + restarts + " after: " + reason);
+    changeState(EngineState.RESTARTING, restarts == 0 ? reason
+        : "restart " + restarts + " after: " + reason);
     ChildProcess old = child;
     Future<Integer> stopped = old == null ? Future.succeededFuture(0)
         : Future.fromCompletionStage(old.stop(spec.stopGrace()), context);

@@ -43,6 +43,7 @@ public final class SupervisorVerticle extends VerticleBase {
   private final RouterConfig given;
   private final RouterVerticleFactory givenFactory;
   private final TokenizerLoader tokenizerLoader;
+  private final EngineProfile givenProfile;
   private final FleetView fleet = new FleetView();
   private RouterConfig config;
   private FleetWorld world;
@@ -53,23 +54,26 @@ public final class SupervisorVerticle extends VerticleBase {
 
   /** For the Vert.x launcher: the configuration comes from {@code config()} (the -conf JSON). */
   public SupervisorVerticle() {
-    this(null, null, TokenizerLoader.djl());
+    this(null, null, TokenizerLoader.djl(), null);
   }
 
   public SupervisorVerticle(RouterConfig config) {
-    this(config, null, TokenizerLoader.djl());
+    this(config, null, TokenizerLoader.djl(), null);
   }
 
   /**
    * @param config the configuration, or null to read {@code config()}
    * @param routerFactory the router to deploy, or null to {@link RouterVerticleFactory#resolve}
    * @param tokenizerLoader how to load the model folder's tokenizer
+   * @param profile how engines are launched, or null for {@link EngineProfile#of} the config
+   *     (tests pass a fault-injecting one)
    */
   public SupervisorVerticle(RouterConfig config, RouterVerticleFactory routerFactory,
-      TokenizerLoader tokenizerLoader) {
+      TokenizerLoader tokenizerLoader, EngineProfile profile) {
     this.given = config == null ? null : new RouterConfig(config);
     this.givenFactory = routerFactory;
     this.tokenizerLoader = tokenizerLoader;
+    this.givenProfile = profile;
   }
 
   @Override
@@ -119,7 +123,7 @@ public final class SupervisorVerticle extends VerticleBase {
   }
 
   private Future<Void> startEngines() {
-    EngineProfile profile = EngineProfile.of(config);
+    EngineProfile profile = givenProfile != null ? givenProfile : EngineProfile.of(config);
     Path logDir = Path.of(config.getLogDir());
     List<EngineVerticle> engines = new ArrayList<>();
     for (EndpointConfig endpoint : config.endpoints()) {
