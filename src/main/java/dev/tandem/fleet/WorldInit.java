@@ -1,5 +1,6 @@
 package dev.tandem.fleet;
 
+import dev.tandem.world.WorldInitConfig;
 import java.util.Arrays;
 
 /**
@@ -9,7 +10,7 @@ import java.util.Arrays;
  */
 public final class WorldInit {
   /** The environment variable MLC engines (and the builtin engine) read their world from. */
-  public static final String ENV = "MLC_NVSHMEM_INIT_CONFIG_JSON_STR";
+  public static final String ENV = dev.tandem.world.EngineWorld.ENV;
 
   private final int[] uid;
   private final int npes;
@@ -33,16 +34,7 @@ public final class WorldInit {
    * {@code {"uid": [65664, -3, 7], "npes": 3, "pe_start": 1}}.
    */
   public String initConfigJson(int peStart) {
-    StringBuilder json = new StringBuilder(16 + uid.length * 5);
-    json.append("{\"uid\": [");
-    for (int i = 0; i < uid.length; i++) {
-      if (i > 0) {
-        json.append(", ");
-      }
-      json.append(uid[i]);
-    }
-    json.append("], \"npes\": ").append(npes).append(", \"pe_start\": ").append(peStart).append('}');
-    return json.toString();
+    return new WorldInitConfig(uid, npes, peStart).toJson();
   }
 
   @Override
