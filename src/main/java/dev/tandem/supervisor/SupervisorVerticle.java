@@ -141,7 +141,11 @@ public final class SupervisorVerticle extends VerticleBase {
       vertx.cancelTimer(deadline);
       if (all.failed()) {
         // One engine failed: the others would wait for a world that cannot form. Stop them now.
-        engines.forEach(e -> e.abort("another engine of the fleet failed to start"));
+        for (int i = 0; i < engines.size(); i++) {
+          if (!deployments.get(i).failed()) {
+            engines.get(i).abort("another engine of the fleet failed to start");
+          }
+        }
       }
       return Future.join(deployments).transform(joined -> {
         deployments.stream().filter(Future::succeeded).forEach(d -> engineDeployments.add(d.result()));
