@@ -20,8 +20,6 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.junit5.VertxExtension;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,7 +50,7 @@ class SupervisorVerticleTest {
   void config() throws IOException {
     Path model = Files.createDirectories(dir.resolve("model"));
     Files.writeString(model.resolve("tokenizer.json"), "{}");
-    int[] ports = freePorts(4);
+    int[] ports = ProcessTools.freePorts(4);
     config = new RouterConfig().setModel(model.toString()).setRouterMode(RouterMode.ROUND_ROBIN)
         .setRouterPort(ports[3]).setEndpointPorts(List.of(ports[0], ports[1], ports[2]))
         .setLogDir(dir.resolve("logs").toString()).setStartupTimeout(Duration.ofSeconds(30))
@@ -167,23 +165,6 @@ class SupervisorVerticleTest {
     }
     assertEquals(3, pids.size(), "every engine was started");
     return pids;
-  }
-
-  static int[] freePorts(int n) throws IOException {
-    int[] ports = new int[n];
-    List<ServerSocket> held = new ArrayList<>();
-    try {
-      for (int i = 0; i < n; i++) {
-        ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        held.add(s);
-        ports[i] = s.getLocalPort();
-      }
-    } finally {
-      for (ServerSocket s : held) {
-        s.close();
-      }
-    }
-    return ports;
   }
 
   static <T> T await(Future<T> future) throws Exception {
