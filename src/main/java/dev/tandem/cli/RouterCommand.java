@@ -193,10 +193,13 @@ public final class RouterCommand implements Callable<Integer> {
       vertx.deployVerticle(new SupervisorVerticle(config)).toCompletionStage().toCompletableFuture()
           .get();
     } catch (ExecutionException e) {
-      System.err.println("tandem router: start-up failed: " + e.getCause().getMessage());
+      // A configuration problem found only now (a port taken since the check) is still a usage error.
+      boolean config = e.getCause() instanceof ConfigException;
+      System.err.println("tandem router: " + (config ? "" : "start-up failed: ")
+          + e.getCause().getMessage());
       close(vertx, closeWait, closed);
       removeHook(hook);
-      return 1;
+      return config ? ConfigException.EXIT_CODE : 1;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       close(vertx, closeWait, closed);
