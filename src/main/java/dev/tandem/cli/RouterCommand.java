@@ -194,12 +194,12 @@ public final class RouterCommand implements Callable<Integer> {
           .get();
     } catch (ExecutionException e) {
       // A configuration problem found only now (a port taken since the check) is still a usage error.
-      boolean config = e.getCause() instanceof ConfigException;
-      System.err.println("tandem router: " + (config ? "" : "start-up failed: ")
+      boolean usage = e.getCause() instanceof ConfigException;
+      System.err.println("tandem router: " + (usage ? "" : "start-up failed: ")
           + e.getCause().getMessage());
       close(vertx, closeWait, closed);
       removeHook(hook);
-      return config ? ConfigException.EXIT_CODE : 1;
+      return usage ? ConfigException.EXIT_CODE : 1;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       close(vertx, closeWait, closed);
