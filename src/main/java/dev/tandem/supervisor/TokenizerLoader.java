@@ -1,5 +1,6 @@
 package dev.tandem.supervisor;
 
+import dev.tandem.tokenizer.DjlTokenizer;
 import dev.tandem.tokenizer.TextTokenizer;
 import java.nio.file.Path;
 
@@ -8,12 +9,8 @@ import java.nio.file.Path;
 public interface TokenizerLoader {
   TextTokenizer load(Path modelDir) throws Exception;
 
-  /** The Hugging Face tokenizer of the model folder, through DJL. */
+  /** The Hugging Face {@code tokenizer.json} of the model folder, through DJL. */
   static TokenizerLoader djl() {
-    return modelDir -> {
-      // Reflective until the tokenizer package lands on this branch; see DjlTokenizer.load(Path).
-      Class<?> djl = Class.forName("dev.tandem.tokenizer.DjlTokenizer");
-      return (TextTokenizer) djl.getMethod("load", Path.class).invoke(null, modelDir);
-    };
+    return DjlTokenizer::load;
   }
 }
