@@ -63,6 +63,7 @@ final class TcpEngineWorld implements EngineWorld, PeResolver {
     if (modelFingerprint == null || modelFingerprint.isEmpty()) {
       throw new IllegalArgumentException("a model fingerprint is required");
     }
+    java.util.Objects.requireNonNull(target, "target");
     KvReceiver receiver;
     try {
       receiver = KvReceiver.start(bindHost, new KvReceiver.ReceiverPolicy(config.peStart(), numPes,

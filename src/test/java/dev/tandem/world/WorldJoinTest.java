@@ -62,6 +62,15 @@ class WorldJoinTest {
     }, CompletableFuture.delayedExecutor(delayMs, TimeUnit.MILLISECONDS, pool));
   }
 
+  /** Waits until the root holds {@code pes} PEs (test-side polling of the real root's table). */
+  private static void awaitJoined(TcpWorldRoot root, int pes) throws InterruptedException {
+    long deadline = System.nanoTime() + 20_000_000_000L;
+    while (root.table().joinedPes().size() < pes && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertEquals(pes, root.table().joinedPes().size(), "PEs joined at the root");
+  }
+
   @Test
   void threeEnginesJoiningAtOnceGetTheSameTable() throws Exception {
     WorldRoot root = root(3);
@@ -115,6 +124,7 @@ class WorldJoinTest {
   void worldThatNeverFormsTimesOutNamingTheMissingPes() throws Exception {
     WorldRoot root = root(3);
     joinAsync(root.uid(), 3, 2, 0);
+    awaitJoined((TcpWorldRoot) root, 1);
     WorldException e = assertThrows(WorldException.class, () -> join(root.uid(), 3, 0, Duration.ofSeconds(2)));
     assertTrue(e.getMessage().contains("the world did not form within 2 s: PEs [0,2] of npes 3 joined, still missing [1]"),
         e.getMessage());
@@ -142,11 +152,7 @@ class WorldJoinTest {
     WorldRoot root = root(2);
     CompletableFuture<EngineWorld> first = joinAsync(root.uid(), 2, 0, 0);
     // Wait until the root holds the first engine, then send a second engine with the same pe_start.
-    TcpWorldRoot r = (TcpWorldRoot) root;
-    long deadline = System.nanoTime() + 10_000_000_000L;
-    while (r.table().joinedPes().isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
+    awaitJoined((TcpWorldRoot) root, 1);
     WorldException e = assertThrows(WorldException.class, () -> join(root.uid(), 2, 0, Duration.ofSeconds(5)));
     assertTrue(e.getMessage().contains("duplicate PE 0: it is already held by the engine whose KV receiver is 127.0.0.1:"),
         e.getMessage());
@@ -158,11 +164,7 @@ class WorldJoinTest {
   void overlappingRangeIsRefused() throws Exception {
     WorldRoot root = root(4);
     pool.submit(() -> join(new WorldInitConfig(root.uid(), 4, 0).toJson(), 2, Duration.ofSeconds(20)));
-    TcpWorldRoot r = (TcpWorldRoot) root;
-    long deadline = System.nanoTime() + 10_000_000_000L;
-    while (r.table().joinedPes().isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
+    awaitJoined((TcpWorldRoot) root, 1);
     WorldException e = assertThrows(WorldException.class,
         () -> join(new WorldInitConfig(root.uid(), 4, 1).toJson(), 2, Duration.ofSeconds(5)));
     assertTrue(e.getMessage().contains("duplicate PE 1"), e.getMessage());

@@ -8,11 +8,11 @@ import java.net.InetSocketAddress;
 import java.util.Deque;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,18 +50,27 @@ public final class TcpKvShipper implements KvShipper, AutoCloseable {
     this.resolver = resolver;
   }
 
+  /** Fails with the {@link KvTransferException} itself (not wrapped), whatever stage observes it. */
   @Override
   public CompletableFuture<Void> ship(int recvRank, String requestId, int[] destSlots, KvRows rows) {
-    if (closed) {
-      return CompletableFuture.failedFuture(new KvTransferException("the KV shipper is closed"));
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    int[] slots = destSlots.clone();
+    try {
+      executor.execute(() -> {
+        try {
+          shipNow(recvRank, requestId, slots, rows);
+          done.complete(null);
+        } catch (KvTransferException e) {
+          done.completeExceptionally(e);
+        } catch (RuntimeException e) {
+          LOG.error("KV transfer of request {} to PE {} failed unexpectedly", requestId, recvRank, e);
+          done.completeExceptionally(new KvTransferException("KV transfer failed: " + e, e));
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      done.completeExceptionally(new KvTransferException("the KV shipper is closed"));
     }
-    return CompletableFuture.runAsync(() -> {
-      try {
-        shipNow(recvRank, requestId, destSlots.clone(), rows);
-      } catch (KvTransferException e) {
-        throw new CompletionException(e);
-      }
-    }, executor);
+    return done;
   }
 
   /** Blocking form of {@link #ship}, for callers that already run on their own thread. */

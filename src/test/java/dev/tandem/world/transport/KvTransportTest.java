@@ -143,7 +143,20 @@ class KvTransportTest {
     ExecutionException e = assertThrows(ExecutionException.class, () -> shipper(SECRET, "fingerprint-of-model-b")
         .ship(0, "r", new int[] {1}, ReservingKvTargetDouble.rows(LAYERS, KV_DIM, 1, 5)).get(10, TimeUnit.SECONDS));
     assertTrue(reason(e).contains("model mismatch"), reason(e));
+    // Stages see the KvTransferException itself, not a CompletionException around it.
+    Throwable seen = shipper.ship(0, "r", new int[] {1}, ReservingKvTargetDouble.rows(LAYERS, KV_DIM, 1, 5))
+        .handle((v, t) -> t).get(10, TimeUnit.SECONDS);
+    assertInstanceOf(KvTransferException.class, seen);
     assertTrue(target.untouched());
+  }
+
+  @Test
+  void closedShipperFailsClearly() throws Exception {
+    start(0, 1);
+    shipper(SECRET, FP).close();
+    ExecutionException e = assertThrows(ExecutionException.class, () -> shipper
+        .ship(0, "r", new int[] {1}, ReservingKvTargetDouble.rows(LAYERS, KV_DIM, 1, 5)).get(10, TimeUnit.SECONDS));
+    assertTrue(reason(e).contains("the KV shipper is closed"), reason(e));
   }
 
   @Test
