@@ -15,6 +15,7 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -130,8 +131,9 @@ public final class EngineVerticle extends VerticleBase {
   private Future<Void> launch() {
     launchedAt = System.nanoTime();
     EngineCommand command = spec.command();
+    AtomicBoolean joined = new AtomicBoolean();
     return launcher.<ChildProcess>executeBlocking(() -> ChildProcess.start(command.argv(),
-            command.extraEnv(), spec.logFile(), this::onOutputLine))
+            command.extraEnv(), spec.logFile(), line -> onOutputLine(line, joined)))
         .recover(err -> Future.failedFuture(new EngineStartException(spec.describe()
             + " could not be started: " + err.getMessage())))
         .compose(started -> {
@@ -190,8 +192,9 @@ public final class EngineVerticle extends VerticleBase {
     scheduleHealth();
   }
 
-  private void onOutputLine(String line) {
-    if (JOINED.matcher(line).find()) {
+  /** On the output pump thread; reports the first "joined ... world" line of each launch. */
+  private void onOutputLine(String line, AtomicBoolean joined) {
+    if (!joined.get() && JOINED.matcher(line).find() && joined.compareAndSet(false, true)) {
       context.runOnContext(v -> LOG.info("{}: joined the world after {} s", spec.describe(),
           seconds(Duration.ofNanos(System.nanoTime() - launchedAt))));
     }
