@@ -51,11 +51,15 @@ public final class EngineProcess implements AutoCloseable {
     Path log = Files.createTempFile("make-model", ".log");
     Process p = builder(javaCommand("256m", "make-model", dir.toString(), "--preset", preset,
         "--seed", Long.toString(seed)), log).start();
-    if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      p.destroyForcibly();
-      throw new IllegalStateException("make-model failed: " + Files.readString(log));
+    try {
+      if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        p.destroyForcibly();
+        throw new IllegalStateException("make-model failed: " + Files.readString(log));
+      }
+      return dir;
+    } finally {
+      Files.deleteIfExists(log);
     }
-    return dir;
   }
 
   public static int freePort() throws IOException {
@@ -68,21 +72,32 @@ public final class EngineProcess implements AutoCloseable {
   public static EngineProcess serve(Path model, Map<String, String> env, String... args)
       throws Exception {
     int port = freePort();
-    List<String> all = new ArrayList<>(List.of("serve", model.toString()));
-    all.addAll(Arrays.asList(args));
-    all.addAll(List.of("--host", "127.0.0.1", "--port", Integer.toString(port)));
-    return start(javaCommand("384m", all.toArray(String[]::new)), env, port);
+    return start(serveCommand(model, port, args), env, port);
   }
 
   /** Starts an exact command line whose engine listens on {@code port}; waits until it is ready. */
   public static EngineProcess start(List<String> command, Map<String, String> env, int port)
       throws Exception {
+    EngineProcess e = launch(command, env, port);
+    e.awaitReady(Duration.ofSeconds(90));
+    return e;
+  }
+
+  /** Starts without waiting (engines of one world must all start before any is ready). */
+  public static EngineProcess launch(List<String> command, Map<String, String> env, int port)
+      throws IOException {
     Path log = Files.createTempFile("engine-" + port, ".log");
     ProcessBuilder pb = builder(command, log);
     pb.environment().putAll(env);
-    EngineProcess e = new EngineProcess(pb.start(), log, port);
-    e.awaitReady(Duration.ofSeconds(90));
-    return e;
+    return new EngineProcess(pb.start(), log, port);
+  }
+
+  /** {@code serve} arguments for {@link #launch}: model, extra args, loopback host, the port. */
+  public static List<String> serveCommand(Path model, int port, String... args) {
+    List<String> all = new ArrayList<>(List.of("serve", model.toString()));
+    all.addAll(Arrays.asList(args));
+    all.addAll(List.of("--host", "127.0.0.1", "--port", Integer.toString(port)));
+    return javaCommand("384m", all.toArray(String[]::new));
   }
 
   /** Polls GET /v1/models like PopenServer's probe until 200; fails early if the child died. */
@@ -102,8 +117,9 @@ public final class EngineProcess implements AutoCloseable {
       }
       Thread.sleep(100);
     }
+    String output = log();
     close();
-    throw new IllegalStateException("engine not ready within " + limit + ":\n" + log());
+    throw new IllegalStateException("engine not ready within " + limit + ":\n" + output);
   }
 
   public HttpJson http() {
@@ -136,6 +152,11 @@ public final class EngineProcess implements AutoCloseable {
     } catch (InterruptedException e) {
       process.destroyForcibly();
       Thread.currentThread().interrupt();
+    }
+    try {
+      Files.deleteIfExists(log);
+    } catch (IOException ignored) {
+      // a leftover temp file is harmless
     }
   }
 }
