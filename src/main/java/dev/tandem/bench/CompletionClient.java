@@ -90,7 +90,7 @@ public final class CompletionClient {
         parser.feed(buf);
       }
     });
-    resp.exceptionHandler(e -> done.tryComplete(collector.failed(e)));
+    resp.exceptionHandler(e -> done.tryComplete(collector.streamFailed(e)));
     resp.endHandler(v -> {
       parser.end();
       done.tryComplete(collector.streamEnded(parser.sawDone()));

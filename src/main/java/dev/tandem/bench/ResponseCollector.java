@@ -127,6 +127,15 @@ final class ResponseCollector {
     return outcome(0, 0, false);
   }
 
+  /** The body broke after a 200 head: a cut stream unless it was a timeout. */
+  RequestOutcome streamFailed(Throwable e) {
+    String kind = kindOf(e);
+    if (errorKind == null) {
+      fail(kind.equals("timeout") ? kind : "stream_cut", e.getClass().getSimpleName() + ": " + e.getMessage());
+    }
+    return outcome(0, 0, false);
+  }
+
   static String kindOf(Throwable e) {
     String m = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
     if (e instanceof TimeoutException || e.getClass().getSimpleName().contains("Timeout") || m.contains("timeout")
