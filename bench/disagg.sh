@@ -44,7 +44,8 @@ run_setup() { # name router-mode
   tb_log "$name: starting 3 engines behind the router in $mode mode"
   t0=$(date +%s.%N)
   tb_start "$WORK/router-$name.log" "$TB_TANDEM" router "$WORK/model" --router-mode "$mode" \
-    --router-host 127.0.0.1 --router-port "$rp" --endpoint-ports "$p0" "$p1" "$p2"
+    --router-host 127.0.0.1 --router-port "$rp" --endpoint-ports "$p0" "$p1" "$p2" \
+    --log-dir "$WORK/logs-$name" --engine-jvm-opts="${ENGINE_JVM_OPTS:--Xmx2g}" --startup-timeout 600
   tb_wait_http "http://127.0.0.1:$rp/v1/models" 600 "$TB_LAST_PID" "$WORK/router-$name.log"
   t1=$(date +%s.%N)
   tb_log "$name: ready in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')s; sending the mix at $RATE req/s"

@@ -39,7 +39,8 @@ NGINX_PORT=$(tb_free_port)
 
 tb_log "starting the Tandem router (round-robin) with one builtin engine on port $ENGINE_PORT"
 tb_start "$WORK/router.log" "$TB_TANDEM" router "$WORK/model" --router-mode round-robin \
-  --router-host 127.0.0.1 --router-port "$ROUTER_PORT" --endpoint-ports "$ENGINE_PORT"
+  --router-host 127.0.0.1 --router-port "$ROUTER_PORT" --endpoint-ports "$ENGINE_PORT" \
+  --log-dir "$WORK/logs" --engine-jvm-opts="${ENGINE_JVM_OPTS:--Xmx512m}"
 ROUTER_PID=$TB_LAST_PID
 tb_wait_http "http://127.0.0.1:$ROUTER_PORT/v1/models" 300 "$ROUTER_PID" "$WORK/router.log"
 tb_wait_http "http://127.0.0.1:$ENGINE_PORT/v1/models" 30 "$ROUTER_PID" "$WORK/router.log"
