@@ -121,7 +121,8 @@ fi
   for r in $(seq 1 "$ROUNDS"); do
     for s in "${SETUPS[@]}"; do
       jq -r --arg s "$s" --arg r "$r" '.overall | [$s, $r, .req_per_s, .output_tok_per_s, .ttft_ms.p50, .ttft_ms.p99,
-        .e2e_ms.p50, .e2e_ms.p99, .tpot_ms.p50, .tpot_ms.p99, .errors] | map(tostring) | join("\t")' "$OUT/$s-$r.json"
+        .e2e_ms.p50, .e2e_ms.p99, .tpot_ms.p50, .tpot_ms.p99, .errors, .outside_engine_ms.ttft.p50,
+        .outside_engine_ms.ttft.p99, .outside_engine_ms.e2e.p50, .outside_engine_ms.e2e.p99] | map(tostring) | join("\t")' "$OUT/$s-$r.json"
     done
   done >"$OUT/rounds.tsv"
   awk -v base=direct -v others="tandem nginx" -f "$here/summarize-rounds.awk" "$OUT/rounds.tsv"

@@ -28,7 +28,11 @@ public final class ConsoleReport {
     for (Map.Entry<String, GroupStats> e : report.classes().entrySet()) {
       row(sb, e.getKey(), e.getValue());
     }
-    sb.append("(latencies in ms; tpot = (e2e - ttft) / (output tokens - 1))\n");
+    sb.append("(latencies in ms; tpot = (e2e - ttft) / (output tokens - 1)");
+    if (all.outsideEngineE2e().count() > 0) {
+      sb.append("; * = minus the engine's own time from usage.extra: time outside the engine");
+    }
+    sb.append(")\n");
     if (!all.errorsByKind().isEmpty()) {
       sb.append("errors:\n");
       all.errorsByKind().forEach((k, v) -> sb.append(String.format(Locale.ROOT, "  %-18s %6d  e.g. %s%n", k, v,
@@ -50,12 +54,12 @@ public final class ConsoleReport {
   }
 
   private static void row(StringBuilder sb, String name, GroupStats g) {
-    String[] metrics = {"ttft", "tpot", "e2e"};
-    LatencySummary[] values = {g.ttft(), g.tpot(), g.e2e()};
+    String[] metrics = {"ttft", "tpot", "e2e", "ttft*", "e2e*"};
+    LatencySummary[] values = {g.ttft(), g.tpot(), g.e2e(), g.outsideEngineTtft(), g.outsideEngineE2e()};
     boolean first = true;
     for (int i = 0; i < metrics.length; i++) {
       LatencySummary s = values[i];
-      if (s.count() == 0 && i < 2) {
+      if (s.count() == 0 && i != 2) {
         continue;
       }
       if (first) {

@@ -16,7 +16,8 @@ import java.util.TreeMap;
 public record GroupStats(int requests, int ok, Map<String, Integer> errorsByKind,
     Map<String, String> errorExamples, int shortOutputs, long promptTokens, long outputTokens,
     boolean tokensFromUsage, double windowSeconds, LatencySummary ttft, LatencySummary tpot,
-    LatencySummary e2e, double sloTtftMillis, double sloTpotMillis, int withinSlo) {
+    LatencySummary e2e, double sloTtftMillis, double sloTpotMillis, int withinSlo,
+    LatencySummary outsideEngineTtft, LatencySummary outsideEngineE2e) {
 
   public static GroupStats of(List<RequestOutcome> measured, double windowSeconds, double sloTtftMillis,
       double sloTpotMillis) {
@@ -32,8 +33,12 @@ public record GroupStats(int requests, int ok, Map<String, Integer> errorsByKind
     double[] ttft = new double[measured.size()];
     double[] tpot = new double[measured.size()];
     double[] e2e = new double[measured.size()];
+    double[] outTtft = new double[measured.size()];
+    double[] outE2e = new double[measured.size()];
     int nTtft = 0;
     int nTpot = 0;
+    int nOutTtft = 0;
+    int nOutE2e = 0;
     for (RequestOutcome o : measured) {
       if (!o.ok()) {
         errors.merge(o.errorKind(), 1, Integer::sum);
@@ -55,6 +60,12 @@ public record GroupStats(int requests, int ok, Map<String, Integer> errorsByKind
       if (!Double.isNaN(p)) {
         tpot[nTpot++] = p;
       }
+      if (!Double.isNaN(o.outsideEngineTtftMillis())) {
+        outTtft[nOutTtft++] = o.outsideEngineTtftMillis();
+      }
+      if (!Double.isNaN(o.outsideEngineE2eMillis())) {
+        outE2e[nOutE2e++] = o.outsideEngineE2eMillis();
+      }
       // A missing measurement fails its limit: a request without TTFT cannot prove it met one.
       boolean meets = (Double.isNaN(sloTtftMillis) || t <= sloTtftMillis)
           && (Double.isNaN(sloTpotMillis) || o.outputTokens() < 2 || p <= sloTpotMillis);
@@ -65,7 +76,8 @@ public record GroupStats(int requests, int ok, Map<String, Integer> errorsByKind
     return new GroupStats(measured.size(), ok, errors, examples, shortOutputs, prompt, output, fromUsage && ok > 0,
         windowSeconds, LatencySummary.of(java.util.Arrays.copyOf(ttft, nTtft)),
         LatencySummary.of(java.util.Arrays.copyOf(tpot, nTpot)), LatencySummary.of(java.util.Arrays.copyOf(e2e, ok)),
-        sloTtftMillis, sloTpotMillis, slo ? within : -1);
+        sloTtftMillis, sloTpotMillis, slo ? within : -1, LatencySummary.of(java.util.Arrays.copyOf(outTtft, nOutTtft)),
+        LatencySummary.of(java.util.Arrays.copyOf(outE2e, nOutE2e)));
   }
 
   public int errors() {
@@ -111,7 +123,9 @@ public record GroupStats(int requests, int ok, Map<String, Integer> errorsByKind
         .put("req_per_s", round(requestsPerSecond())).put("output_tok_per_s", round(outputTokensPerSecond()))
         .put("prompt_tok_per_s", round(promptTokensPerSecond()))
         .put("ttft_ms", ttft.toJson()).put("tpot_ms", tpot.toJson()).put("e2e_ms", e2e.toJson())
-        .put("goodput", goodput);
+        .put("goodput", goodput)
+        .put("outside_engine_ms", outsideEngineE2e.count() == 0 ? null : new JsonObject()
+            .put("ttft", outsideEngineTtft.toJson()).put("e2e", outsideEngineE2e.toJson()));
   }
 
   private static Double nanToNull(double v) {

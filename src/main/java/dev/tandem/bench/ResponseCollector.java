@@ -23,6 +23,8 @@ final class ResponseCollector {
   private int textChunks;
   private int promptTokens = -1;
   private int completionTokens = -1;
+  private double engineTtftMillis = Double.NaN;
+  private double engineE2eMillis = Double.NaN;
   private String finishReason;
   private String errorKind;
   private String errorMessage;
@@ -162,6 +164,16 @@ final class ResponseCollector {
       if (pt != null) {
         promptTokens = pt;
       }
+      // MLC's per-request metrics (engines under --enable-debug): the engine's own clock.
+      JsonObject extra = usage.getValue("extra") instanceof JsonObject x ? x : null;
+      if (extra != null) {
+        if (extra.getValue("ttft_s") instanceof Number t) {
+          engineTtftMillis = t.doubleValue() * 1000;
+        }
+        if (extra.getValue("end_to_end_latency_s") instanceof Number e) {
+          engineE2eMillis = e.doubleValue() * 1000;
+        }
+      }
     }
   }
 
@@ -175,7 +187,7 @@ final class ResponseCollector {
   private RequestOutcome outcome(long firstNanos, int outputTokens, boolean fromUsage) {
     return new RequestOutcome(request.index(), request.className(), warmup, request.maxTokens(), startNanos,
         errorKind == null ? firstNanos : 0, System.nanoTime(), promptTokens, outputTokens, fromUsage,
-        errorKind, errorMessage);
+        errorKind, errorMessage, engineTtftMillis, engineE2eMillis);
   }
 
   private static boolean isError(JsonObject json) {

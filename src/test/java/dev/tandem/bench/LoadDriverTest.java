@@ -74,6 +74,11 @@ class LoadDriverTest {
       assertTrue(g.tpot().p50() >= 4.5 && g.tpot().p50() < 30, "tpot " + g.tpot());
       assertTrue(g.e2e().p50() >= 40 + 7 * 5, "e2e " + g.e2e());
       assertEquals(20, g.withinSlo(), "ttft <= 1 s and tpot <= 1 s hold for all");
+      // Time outside the "engine" = client latency minus the scripted schedule: small, never negative.
+      assertEquals(20, g.outsideEngineE2e().count());
+      assertTrue(g.outsideEngineE2e().p50() >= 0 && g.outsideEngineE2e().p50() < g.e2e().p50() / 2,
+          "outside " + g.outsideEngineE2e() + " e2e " + g.e2e());
+      assertTrue(g.outsideEngineTtft().p50() >= 0, "outside ttft " + g.outsideEngineTtft());
       JsonObject body = server.bodies.get(0);
       assertEquals("scripted-model", body.getString("model"), "model name taken from GET /v1/models");
       assertEquals(0.0, body.getDouble("temperature"));

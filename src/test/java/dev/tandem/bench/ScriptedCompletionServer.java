@@ -80,8 +80,12 @@ final class ScriptedCompletionServer {
       return;
     }
     if (last) {
+      // Engine-side timings as MLC reports them under --enable-debug: here exactly the schedule.
+      JsonObject extra = new JsonObject().put("ttft_s", firstTokenDelayMs / 1000.0)
+          .put("end_to_end_latency_s", (firstTokenDelayMs + tokenGapMs * (tokens - 1)) / 1000.0);
       req.response().write("data: " + new JsonObject().put("choices", new JsonArray()).put("usage",
-          new JsonObject().put("prompt_tokens", 5).put("completion_tokens", tokens)).encode() + "\n\n");
+          new JsonObject().put("prompt_tokens", 5).put("completion_tokens", tokens).put("extra", extra)).encode()
+          + "\n\n");
       req.response().end("data: [DONE]\n\n");
       return;
     }
