@@ -35,7 +35,7 @@ tb_log "making the $PRESET model"
 "$TB_TANDEM" make-model "$WORK/model" --preset "$PRESET" --seed 1 >/dev/null
 
 MIX=(--mix "long=$LONG@$LONG_WEIGHT" --mix "short=$SHORT@$SHORT_WEIGHT")
-COMMON=(--prompt-kind ids --model-dir "$WORK/model" "${MIX[@]}" --rate "$RATE" --requests "$REQUESTS"
+COMMON=(--prompt-kind ids --model-dir "$WORK/model" --first-token-id 3 "${MIX[@]}" --rate "$RATE" --requests "$REQUESTS"
   --warmup "$WARMUP" --seed "$SEED" --timeout 600)
 
 run_setup() { # name router-mode

@@ -87,7 +87,7 @@ declare -A URL=(
   [nginx]="http://127.0.0.1:$NGINX_PORT"
 )
 SETUPS=(direct tandem nginx)
-COMMON=(--prompt-kind ids --model-dir "$WORK/model" --prompt-len "$PROMPT_LEN" --output-len "$OUTPUT_LEN"
+COMMON=(--prompt-kind ids --model-dir "$WORK/model" --first-token-id 3 --prompt-len "$PROMPT_LEN" --output-len "$OUTPUT_LEN"
   --concurrency "$CONCURRENCY" --warmup "$CONCURRENCY" --seed "$SEED")
 
 tb_log "warming up the engine and each path (not measured)"

@@ -104,7 +104,7 @@ class BenchAgainstEngineIT {
 
   @Test
   void closedLoopStreamingGetsExactLengthsAndTimings() throws Exception {
-    JsonObject r = bench("closed", "--prompt-kind", "ids", "--model-dir", model.toString(), "--prompt-len", "24",
+    JsonObject r = bench("closed", "--prompt-kind", "ids", "--model-dir", model.toString(), "--first-token-id", "3", "--prompt-len", "24",
         "--output-len", "8", "--concurrency", "4", "--requests", "16", "--warmup", "2");
     JsonObject all = r.getJsonObject("overall");
     assertEquals(16, all.getInteger("ok"), all.encodePrettily());
@@ -132,7 +132,7 @@ class BenchAgainstEngineIT {
   @Test
   void openLoopMixWithSharedPrefixes() throws Exception {
     JsonObject r = bench("open", "--rate", "20", "--requests", "20", "--mix", "long=40/2@1", "--mix", "short=4/10@1",
-        "--shared-prefix", "2:16", "--prompt-kind", "ids", "--model-dir", model.toString(), "--seed", "3");
+        "--shared-prefix", "2:16", "--prompt-kind", "ids", "--model-dir", model.toString(), "--first-token-id", "3", "--seed", "3");
     JsonObject classes = r.getJsonObject("classes");
     int longOk = classes.getJsonObject("long").getInteger("ok");
     int shortOk = classes.getJsonObject("short").getInteger("ok");
