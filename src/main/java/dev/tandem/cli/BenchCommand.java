@@ -43,7 +43,7 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Server base URL (router, engine or proxy), e.g. http://127.0.0.1:8000")
   String url;
 
-  @Option(names = "--model", description = "Model name to send (default: first id of GET /v1/models, else none)")
+  @Option(names = "--model", paramLabel = "NAME", description = "Model name to send (default: first id of GET /v1/models, else none)")
   String model;
 
   @Option(names = "--concurrency", paramLabel = "C", description = "Closed loop: C requests always in flight")
@@ -75,7 +75,7 @@ public final class BenchCommand implements Callable<Integer> {
           + "e.g. --mix long=1024/8@1 --mix short=32/128@1")
   List<String> mix = new ArrayList<>();
 
-  @Option(names = "--shared-prefix", paramLabel = "N:L", description = "N prefixes of length L, each prompt starts with one")
+  @Option(names = "--shared-prefix", paramLabel = "N:L", description = "N shared prefixes of L tokens (words); each prompt is one of them + its own --prompt-len")
   String sharedPrefix;
 
   @Option(names = "--prompt-kind", defaultValue = "text", paramLabel = "text|ids",
@@ -92,7 +92,7 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Token ids are drawn from ID upwards (to skip special tokens). Default ${DEFAULT-VALUE}")
   int firstTokenId;
 
-  @Option(names = "--seed", defaultValue = "0", description = "Workload and arrival seed. Default ${DEFAULT-VALUE}")
+  @Option(names = "--seed", defaultValue = "0", paramLabel = "N", description = "Workload and arrival seed. Default ${DEFAULT-VALUE}")
   long seed;
 
   @Option(names = "--no-stream", negatable = false, description = "Non-streaming requests (no TTFT/TPOT)")
@@ -111,7 +111,7 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--json", paramLabel = "FILE", description = "Also write the report as JSON to FILE")
   Path json;
 
-  @Option(names = "--max-connections", defaultValue = "" + BenchOptions.DEFAULT_MAX_CONNECTIONS,
+  @Option(names = "--max-connections", defaultValue = "" + BenchOptions.DEFAULT_MAX_CONNECTIONS, paramLabel = "N",
       description = "Connection pool cap (closed loop uses C). Default ${DEFAULT-VALUE}")
   int maxConnections;
 
