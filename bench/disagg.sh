@@ -54,6 +54,7 @@ run_setup() { # name router-mode
   tb_stop_all
 }
 
+LOAD_BEFORE=$(tb_load)
 run_setup disagg disagg
 run_setup round-robin round-robin
 
@@ -61,6 +62,7 @@ run_setup round-robin round-robin
   echo "# disaggregation  $(date -u +%Y-%m-%dT%H:%MZ)  $(tb_machine)"
   echo "# $PRESET model, ids prompts, mix long=$LONG@$LONG_WEIGHT short=$SHORT@$SHORT_WEIGHT (PROMPT/OUTPUT tokens),"
   echo "# Poisson $RATE req/s, $REQUESTS measured requests after $WARMUP warm-up, seed $SEED; latencies in ms"
+  echo "# load average (1 min) before: $LOAD_BEFORE, after: $(tb_load)"
   printf '%-12s %-7s %5s %4s %9s %9s %9s %9s %9s %9s %10s\n' setup class reqs err "ttft p50" "ttft p99" \
     "tpot p50" "tpot p99" "e2e p50" "e2e p99" "out tok/s"
   for name in disagg round-robin; do

@@ -82,6 +82,9 @@ tb_wait_http() { # url seconds pid logfile
   tb_die "$url did not answer within ${secs}s (log: $log)"
 }
 
+# The 1-minute load average: the machine is shared, so every result records how busy it was.
+tb_load() { awk '{ print $1 }' /proc/loadavg; }
+
 tb_machine() {
   local model
   model=$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -1)

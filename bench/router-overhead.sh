@@ -90,6 +90,7 @@ SETUPS=(direct tandem nginx)
 COMMON=(--prompt-kind ids --model-dir "$WORK/model" --first-token-id 3 --prompt-len "$PROMPT_LEN" --output-len "$OUTPUT_LEN"
   --concurrency "$CONCURRENCY" --warmup "$CONCURRENCY" --seed "$SEED")
 
+LOAD_BEFORE=$(tb_load)
 tb_log "warming up the engine and each path (not measured)"
 for s in "${SETUPS[@]}"; do
   tb_bench "$WORK/warmup-$s.json" --url "${URL[$s]}" "${COMMON[@]}" --requests "$CONCURRENCY"
@@ -118,6 +119,7 @@ fi
   echo "# router overhead  $(date -u +%Y-%m-%dT%H:%MZ)  $(tb_machine)"
   echo "# tiny model, ids prompts $PROMPT_LEN tokens, $OUTPUT_LEN output tokens (ignore_eos), concurrency $CONCURRENCY,"
   echo "# $REQUESTS measured requests per run, $ROUNDS rounds, seed $SEED; latencies in ms"
+  echo "# load average (1 min) before: $LOAD_BEFORE, after: $(tb_load)"
   for r in $(seq 1 "$ROUNDS"); do
     for s in "${SETUPS[@]}"; do
       jq -r --arg s "$s" --arg r "$r" '.overall | [$s, $r, .req_per_s, .output_tok_per_s, .ttft_ms.p50, .ttft_ms.p99,
