@@ -164,7 +164,7 @@ class WorldJoinTest {
   void overlappingRangeIsRefused() throws Exception {
     WorldRoot root = root(4);
     pool.submit(() -> join(new WorldInitConfig(root.uid(), 4, 0).toJson(), 2, Duration.ofSeconds(20)));
-    awaitJoined((TcpWorldRoot) root, 1);
+    awaitJoined((TcpWorldRoot) root, 2);
     WorldException e = assertThrows(WorldException.class,
         () -> join(new WorldInitConfig(root.uid(), 4, 1).toJson(), 2, Duration.ofSeconds(5)));
     assertTrue(e.getMessage().contains("duplicate PE 1"), e.getMessage());
