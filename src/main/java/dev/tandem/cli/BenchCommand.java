@@ -128,7 +128,8 @@ public final class BenchCommand implements Callable<Integer> {
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(2));
     try {
       BenchReport report = BenchRunner.run(vertx, options, System.err).toCompletionStage().toCompletableFuture().get();
-      System.out.print(ConsoleReport.format(report));
+      spec.commandLine().getOut().print(ConsoleReport.format(report));
+      spec.commandLine().getOut().flush();
       if (json != null) {
         Files.writeString(json, report.toJson().encodePrettily() + "\n", StandardCharsets.UTF_8);
       }

@@ -58,10 +58,14 @@ class BenchCommandTest {
   @Test
   void nothingListeningIsAConnectErrorWithExitOne(@TempDir Path dir) throws Exception {
     Path json = dir.resolve("r.json");
+    StringWriter out = new StringWriter();
+    CommandLine cl = new CommandLine(new Tandem());
+    cl.setOut(new PrintWriter(out));
     // Port 9 (discard) is closed on loopback in any sane test machine.
-    assertEquals(1, exit(new StringWriter(), "bench", "--url", "http://127.0.0.1:9", "--concurrency", "2",
-        "--requests", "3", "--quiet", "--json", json.toString()));
+    assertEquals(1, cl.execute("bench", "--url", "http://127.0.0.1:9", "--concurrency", "2", "--requests", "3",
+        "--quiet", "--model", "m", "--json", json.toString()));
     String text = Files.readString(json);
     assertTrue(text.contains("\"connect\" : 3"), text);
+    assertTrue(out.toString().contains("connect") && out.toString().contains("Connection refused"), out.toString());
   }
 }
