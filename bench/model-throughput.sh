@@ -14,5 +14,6 @@ if [[ ! -f "$jar" ]] || [[ -n "$(find "$root/src/main" -newer "$jar" -type f -pr
   (cd "$root" && mvn -B -q -o -DskipTests package) >&2
 fi
 export DJL_OFFLINE=true
+echo "date: $(date -u +%Y-%m-%dT%H:%MZ); cpu: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores"
 exec java -Xmx3g -Dai.djl.offline=true -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
   -cp "$jar" dev.tandem.bench.model.ModelThroughputBench "$models" "$@"

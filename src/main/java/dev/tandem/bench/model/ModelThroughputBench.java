@@ -49,6 +49,7 @@ public final class ModelThroughputBench {
     if (presets.contains("small")) {
       plans.add(new Plan(ModelPreset.SMALL, new int[] {64, 32, 16}, new int[] {24, 8, 4}));
     }
+    double loadBefore = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     System.out.println("| model | batch | prompt tokens | prefill tok/s | decode tok/s |");
     System.out.println("|-------|------:|--------------:|--------------:|-------------:|");
     String boundLine = null;
@@ -73,6 +74,8 @@ public final class ModelThroughputBench {
     }
     System.out.println();
     System.out.printf(Locale.ROOT, "threads: %d; each figure is the best of %d runs%n", threads, ROUNDS);
+    System.out.printf(Locale.ROOT, "system load average (1 min): %.1f at start, %.1f at end%n", loadBefore,
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     if (boundLine != null) {
       System.out.println(boundLine);
     }

@@ -1,60 +1,71 @@
 package dev.tandem.engine.model;
 
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * A small fixed set of daemon threads that, together with the calling thread, run the tasks
- * {@code 0 .. n-1} of one parallel loop at a time. Tasks are handed out dynamically, so which
- * thread runs a task varies; callers must make each task's result independent of that (the model
- * never splits a reduction across tasks, which keeps it batch-invariant).
+ * {@code 0 .. n-1} of one parallel loop at a time.
  *
- * <p>A loop ends when all its tasks are done, not when every worker has checked in: on a busy
- * machine a descheduled worker simply misses the loop and the caller does the work, instead of
- * everyone waiting a scheduler quantum for it. Workers spin briefly between loops (a forward step
- * runs hundreds of short loops back to back) and then park, so an idle model costs no CPU.
+ * <p>Built for a machine shared with other busy processes, where a worker can be descheduled in
+ * the middle of a task for many milliseconds. A loop does not wait for such a straggler: once no
+ * unclaimed task is left, the caller runs any task that is still unfinished itself. Tasks must
+ * therefore be <em>idempotent</em>: running one twice, even concurrently, or late (after the loop
+ * returned), writes the same values, and nothing a late run writes is still read once its inputs
+ * change. The model satisfies this by writing every phase's output into a fresh array, never into
+ * shared state such as the KV cache, and computing each element with one fixed operation order
+ * whichever thread runs it (which is also what keeps it batch-invariant).
+ *
+ * <p>Workers spin briefly between loops (a forward step runs hundreds of short loops back to
+ * back) and then park, so an idle model costs no CPU.
  */
 final class WorkerPool implements AutoCloseable {
 
-  /** One parallel loop body. */
+  /** One parallel loop body; see the class comment for what a task must guarantee. */
   interface Task {
     void run(int index);
   }
+
+  private static final long IDLE_SPIN_NANOS = 50_000;
+  /** How long the caller waits for a claimed task to finish before running it itself. */
+  private static final long STRAGGLER_WAIT_NANOS = 20_000;
 
   /** One parallel loop: its own counters, so a worker that wakes late cannot touch a newer loop. */
   private static final class Job {
     final Task body;
     final int count;
-    final Thread caller;
     final AtomicInteger next = new AtomicInteger();
-    final AtomicInteger done = new AtomicInteger();
-    final AtomicReference<Throwable> failure = new AtomicReference<>();
+    final AtomicInteger finished = new AtomicInteger();
+    final AtomicIntegerArray done;
+    volatile RuntimeException failure;
 
-    Job(Task body, int count, Thread caller) {
+    Job(Task body, int count) {
       this.body = body;
       this.count = count;
-      this.caller = caller;
+      this.done = new AtomicIntegerArray(count);
     }
 
-    /** Runs tasks until none are left; true if this thread finished the last one. */
-    boolean drain() {
-      boolean last = false;
+    /** Claims and runs tasks until none is unclaimed. */
+    void drain() {
       for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
-        try {
-          if (failure.get() == null) {
-            body.run(i);
-          }
-        } catch (Throwable t) {
-          failure.compareAndSet(null, t);
-        }
-        last = done.incrementAndGet() == count;
+        runTask(i);
       }
-      return last;
+    }
+
+    void runTask(int i) {
+      try {
+        body.run(i);
+      } catch (RuntimeException e) {
+        failure = e;
+      } catch (Error e) { // keep the worker alive; the caller rethrows
+        failure = new IllegalStateException(e);
+      }
+      if (done.compareAndSet(i, 0, 1)) {
+        finished.incrementAndGet();
+      }
     }
   }
-
-  private static final long SPIN_NANOS = 50_000;
 
   private final Thread[] workers;
   private volatile Job job;
@@ -88,36 +99,32 @@ final class WorkerPool implements AutoCloseable {
     if (closed) {
       throw new IllegalStateException("model is closed");
     }
-    Job j = new Job(body, n, Thread.currentThread());
+    Job j = new Job(body, n);
     job = j;
     for (Thread w : workers) {
       LockSupport.unpark(w);
     }
     j.drain();
-    long spinUntil = System.nanoTime() + SPIN_NANOS;
-    while (j.done.get() < n) {
-      if (System.nanoTime() < spinUntil) {
-        Thread.onSpinWait();
-      } else {
-        LockSupport.park(this);
+    long waitUntil = System.nanoTime() + STRAGGLER_WAIT_NANOS;
+    while (j.finished.get() < n && System.nanoTime() < waitUntil) {
+      Thread.onSpinWait();
+    }
+    // Whatever is still running belongs to a slow or descheduled worker: do it here.
+    for (int i = n - 1; i >= 0 && j.finished.get() < n; i--) {
+      if (j.done.get(i) == 0) {
+        j.runTask(i);
       }
     }
-    Throwable t = j.failure.get();
-    if (t instanceof RuntimeException r) {
-      throw r;
-    }
-    if (t instanceof Error e) {
-      throw e;
-    }
-    if (t != null) {
-      throw new IllegalStateException(t);
+    RuntimeException failure = j.failure;
+    if (failure != null) {
+      throw failure;
     }
   }
 
   private void workerLoop() {
     Job seen = null;
     while (!closed) {
-      long spinUntil = System.nanoTime() + SPIN_NANOS;
+      long spinUntil = System.nanoTime() + IDLE_SPIN_NANOS;
       Job j;
       while ((j = job) == seen && !closed) {
         if (System.nanoTime() < spinUntil) {
@@ -126,13 +133,11 @@ final class WorkerPool implements AutoCloseable {
           LockSupport.park(this);
         }
       }
-      if (closed) {
+      if (closed || j == null) {
         return;
       }
       seen = j;
-      if (j.drain()) {
-        LockSupport.unpark(j.caller);
-      }
+      j.drain();
     }
   }
 
