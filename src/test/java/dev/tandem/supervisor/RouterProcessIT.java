@@ -96,11 +96,11 @@ class RouterProcessIT {
 
   @Test
   void sigtermStopsEveryEngineWithinTheGracePeriod() throws Exception {
-    int[] ports = ProcessTools.freePorts(4);
-    startRouter(model(), ports[3], ports[0], ports[1], ports[2]);
-    List<Long> engines = awaitFleet(ports[3], 3);
+    int[] ports = ProcessTools.freePorts(3);
+    startRouter(model(), ports[2], ports[0], ports[1]);
+    List<Long> engines = awaitFleet(ports[2], 2);
     assertEquals(engines.size(), ProcessTools.processesMentioning(dir.toString()).size() - 1,
-        "the router and its three engines");
+        "the router and its two engines");
     long t0 = System.nanoTime();
     router.destroy(); // SIGTERM
     assertTrue(router.waitFor(STOP_GRACE_MS + 10_000, TimeUnit.MILLISECONDS), "router exited");
@@ -113,9 +113,9 @@ class RouterProcessIT {
 
   @Test
   void kill9OfTheRouterTakesEveryEngineDownWithinFiveSeconds() throws Exception {
-    int[] ports = ProcessTools.freePorts(4);
-    startRouter(model(), ports[3], ports[0], ports[1], ports[2]);
-    List<Long> engines = awaitFleet(ports[3], 3);
+    int[] ports = ProcessTools.freePorts(3);
+    startRouter(model(), ports[2], ports[0], ports[1]);
+    List<Long> engines = awaitFleet(ports[2], 2);
     router.destroyForcibly(); // SIGKILL: no shutdown hook runs
     assertTrue(router.waitFor(5, TimeUnit.SECONDS));
     assertEquals(List.of(), ProcessTools.awaitGone(engines, 5000), "engines alive 5 s after kill -9");
