@@ -1,7 +1,9 @@
 package dev.tandem.router.registry;
 
+import io.vertx.core.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * One unit of an engine's in-flight counter, taken when a request attempt starts using the engine
@@ -23,6 +25,20 @@ public final class InFlightLease {
 
   public int engineId() {
     return engineId;
+  }
+
+  /**
+   * Runs {@code work} holding this lease and releases it when the work's future completes, or at
+   * once if {@code work} throws instead of returning a future: the single release path.
+   */
+  public <T> Future<T> during(Supplier<Future<T>> work) {
+    Future<T> f;
+    try {
+      f = work.get();
+    } catch (RuntimeException e) {
+      f = Future.failedFuture(e);
+    }
+    return f.andThen(ar -> release());
   }
 
   /** Gives the unit back; later calls do nothing. */

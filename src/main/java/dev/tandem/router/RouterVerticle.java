@@ -1,0 +1,106 @@
+package dev.tandem.router;
+
+import dev.tandem.router.api.BusCompletionsEndpoint;
+import dev.tandem.router.api.CompletionService;
+import dev.tandem.router.api.RouterApi;
+import dev.tandem.router.dispatch.Dispatcher;
+import dev.tandem.router.dispatch.Dispatchers;
+import dev.tandem.router.registry.EngineRegistry;
+import dev.tandem.router.registry.FleetSubscription;
+import dev.tandem.router.registry.GaugeScraper;
+import dev.tandem.router.upstream.EngineClient;
+import dev.tandem.tokenizer.TextTokenizer;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The OpenAI front door of the fleet: HTTP API and event-bus completions, an engine registry fed
+ * only by the fleet's status events, and the dispatcher of the configured mode. Deploy one
+ * instance per router (its in-flight counters are its own); the supervisor deploys it after the
+ * engines are up and the tokenizer is loaded:
+ *
+ * <pre>{@code
+ * vertx.deployVerticle(new RouterVerticle(options, new ModelInfo(id, context, vocab), tokenizer))
+ * }</pre>
+ *
+ * Stopping it stops its server, consumers, timers and engine connections (in-flight requests are
+ * cut and their engine requests reset); the tokenizer stays the caller's to close.
+ */
+public final class RouterVerticle extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RouterVerticle.class);
+
+  private final RouterOptions options;
+  private final ModelInfo model;
+  private final TextTokenizer tokenizer;
+  private final RouterMetrics metrics = new RouterMetrics();
+  private EngineRegistry registry;
+  private EngineClient client;
+  private GaugeScraper scraper;
+  private FleetSubscription fleet;
+  private BusCompletionsEndpoint bus;
+  private HttpServer server;
+
+  /**
+   * @param tokenizer the model's tokenizer for text prompts and echo; may be null, then only
+   *     token-id prompts are accepted
+   */
+  public RouterVerticle(RouterOptions options, ModelInfo model, TextTokenizer tokenizer) {
+    this.options = options.validate();
+    this.model = model;
+    this.tokenizer = tokenizer;
+  }
+
+  @Override
+  public Future<?> start() {
+    registry = new EngineRegistry(System::currentTimeMillis,
+        Math.max(3 * options.getMetricsIntervalMs(), 3_000));
+    client = new EngineClient(vertx, options.getConnectTimeoutMs(), options.getMaxConnectionsPerEngine());
+    Dispatcher dispatcher = Dispatchers.create(options, registry, client, metrics);
+    CompletionService service = new CompletionService(vertx, options, model, tokenizer, dispatcher, metrics);
+    fleet = new FleetSubscription(vertx, registry);
+    bus = new BusCompletionsEndpoint(vertx, service, metrics);
+    scraper = new GaugeScraper(vertx, registry, client, options.getMetricsIntervalMs(),
+        options.getMetricsTimeoutMs());
+    server = vertx.createHttpServer(new HttpServerOptions().setHost(options.getHost())
+        .setPort(options.getPort()).setTcpNoDelay(true))
+        .requestHandler(RouterApi.create(vertx, options, model, service, registry, metrics));
+    return fleet.start(5_000)
+        .compose(v -> bus.start())
+        .compose(v -> server.listen())
+        .onSuccess(s -> {
+          scraper.start();
+          LOG.info("router listening on http://{}:{} ({} mode, model {})", options.getHost(),
+              s.actualPort(), options.getMode().cliName(), model.id());
+        });
+  }
+
+  @Override
+  public Future<?> stop() {
+    if (scraper != null) {
+      scraper.stop();
+    }
+    return Future.join(server == null ? Future.succeededFuture() : server.close(),
+        fleet == null ? Future.succeededFuture() : fleet.stop(),
+        bus == null ? Future.succeededFuture() : bus.stop(),
+        client == null ? Future.succeededFuture() : client.close());
+  }
+
+  /** The port the router listens on (useful with port 0). */
+  public int actualPort() {
+    return server.actualPort();
+  }
+
+  /** The registry (read-only use: tests and admin views). */
+  public EngineRegistry registry() {
+    return registry;
+  }
+
+  public RouterMetrics metrics() {
+    return metrics;
+  }
+}
