@@ -1,14 +1,221 @@
 package dev.tandem.cli;
 
+import dev.tandem.engine.model.LlamaModel;
+import dev.tandem.engine.model.ModelLoadException;
+import dev.tandem.engine.sched.Engine;
+import dev.tandem.engine.sched.EngineOptions;
+import dev.tandem.engine.sched.ForwardModel;
+import dev.tandem.engine.server.EngineOverrides;
+import dev.tandem.engine.server.EngineServerConfig;
+import dev.tandem.engine.server.EngineServerVerticle;
+import dev.tandem.engine.server.EngineSizing;
+import dev.tandem.engine.server.ParentWatch;
+import dev.tandem.tokenizer.DjlTokenizer;
+import dev.tandem.tokenizer.TextTokenizer;
+import dev.tandem.world.EngineWorld;
+import dev.tandem.world.WorldException;
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
-/** {@code tandem serve}: Run the builtin CPU engine server (mlc_llm serve compatible). (not implemented yet) */
-@Command(name = "serve", mixinStandardHelpOptions = true, description = "Run the builtin CPU engine server (mlc_llm serve compatible).")
+/**
+ * {@code tandem serve MODEL}: the builtin CPU engine server, started with the flags PopenServer
+ * gives {@code mlc_llm serve}. Usage errors exit with code 2 (as argparse does), start-up failures
+ * (model, world) with 1. With {@code TANDEM_PARENT_PID} set the engine exits when that process is
+ * gone, so an engine never outlives its router, even one killed with SIGKILL.
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+    description = "Run the builtin CPU engine server (mlc_llm serve compatible).")
 public final class ServeCommand implements Callable<Integer> {
+  private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
+  static final String PARENT_PID_ENV = "TANDEM_PARENT_PID";
+
+  @Spec
+  CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "MODEL", description = "Hugging Face Llama model folder.")
+  String model;
+
+  @Option(names = "--model-lib", description = "Accepted for mlc_llm compatibility; unused.")
+  String modelLib;
+
+  @Option(names = "--device", defaultValue = "auto",
+      description = "cpu, cpu:N or auto (N labels the engine's PE / NUMA node).")
+  String device;
+
+  @Option(names = "--enable-debug", description = "usage.extra and /debug routes (may repeat).")
+  boolean[] enableDebug;
+
+  @Option(names = "--mode", defaultValue = "local", description = "local, interactive or server.")
+  String mode;
+
+  @Option(names = "--additional-models", arity = "1..*", description = "Not supported.")
+  List<String> additionalModels;
+
+  @Option(names = "--speculative-mode", defaultValue = "disable", description = "Only disable.")
+  String speculativeMode;
+
+  @Option(names = "--prefix-cache-mode", defaultValue = "radix", description = "radix or disable.")
+  String prefixCacheMode;
+
+  @Option(names = "--prefill-mode", defaultValue = "hybrid", description = "hybrid or chunked (both chunk prompts).")
+  String prefillMode;
+
+  @Option(names = "--overrides", description = "k=v;k=v with MLC's EngineConfigOverride keys.")
+  String overrides;
+
+  @Option(names = "--enable-tracing", description = "Accepted; event traces are not recorded.")
+  boolean enableTracing;
+
+  @Option(names = "--host", defaultValue = "127.0.0.1")
+  String host;
+
+  @Option(names = "--port", defaultValue = "8000")
+  int port;
+
+  @Option(names = "--parked-ttl", defaultValue = "60",
+      description = "Seconds a prep_recv reservation waits for start_generate (Tandem extension).")
+  long parkedTtlSeconds;
+
+  @Option(names = "--world-join-timeout", defaultValue = "180",
+      description = "Seconds to wait for every PE of the KV world to join (Tandem extension).")
+  long worldJoinTimeoutSeconds;
+
   @Override
-  public Integer call() {
-    System.err.println("tandem serve: not implemented yet");
-    return 1;
+  public Integer call() throws Exception {
+    ParentWatch.startFromEnv(System.getenv(PARENT_PID_ENV));
+    EngineOverrides engineOverrides = validateFlags();
+    boolean debug = enableDebug != null && enableDebug.length > 0;
+
+    Path dir = Path.of(model);
+    long t0 = System.nanoTime();
+    LlamaModel llama;
+    TextTokenizer tokenizer;
+    try {
+      llama = LlamaModel.load(dir);
+      tokenizer = DjlTokenizer.load(dir);
+    } catch (ModelLoadException | IOException e) {
+      System.err.println("tandem serve: cannot load model " + dir + ": " + e.getMessage());
+      return 1;
+    }
+    Runtime rt = Runtime.getRuntime();
+    long freeHeap = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
+    EngineOptions options;
+    try {
+      options = EngineSizing.size(llama.config(), mode, engineOverrides,
+          prefixCacheMode.equals("radix"), Duration.ofSeconds(parkedTtlSeconds), freeHeap);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "tandem serve: " + e.getMessage());
+    }
+    Engine engine = new Engine(ForwardModel.of(llama), tokenizer, options);
+    engine.start();
+    LOG.info("model {} loaded in {} ms: {} layers, vocab {}, context {}", dir,
+        (System.nanoTime() - t0) / 1_000_000, llama.config().numLayers(),
+        llama.config().vocabSize(), options.maxSequenceLength());
+
+    EngineWorld world = null;
+    String worldConfig = System.getenv(EngineWorld.ENV);
+    if (worldConfig != null && !worldConfig.isBlank()) {
+      try {
+        world = EngineWorld.join(worldConfig, 1, host, engine, llama.fingerprint(),
+            Duration.ofSeconds(worldJoinTimeoutSeconds));
+      } catch (WorldException e) {
+        System.err.println("tandem serve: cannot join the KV world: " + e.getMessage());
+        engine.close();
+        return 1;
+      }
+      LOG.info("joined the KV world as PE {} of {}", world.peStart(), world.npes());
+    } else {
+      LOG.info("{} is not set: serving /v1/completions only (no MicroServing)", EngineWorld.ENV);
+    }
+
+    Vertx vertx = Vertx.vertx();
+    EngineServerVerticle server = new EngineServerVerticle(engine, tokenizer, world,
+        new EngineServerConfig(host, port, model, debug));
+    try {
+      vertx.deployVerticle(server).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      System.err.println("tandem serve: cannot listen on " + host + ":" + port + ": " + cause.getMessage());
+      vertx.close();
+      engine.close();
+      if (world != null) {
+        world.close();
+      }
+      return 1;
+    }
+    EngineWorld joined = world;
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      vertx.close();
+      engine.close();
+      if (joined != null) {
+        joined.close();
+      }
+    }, "tandem-serve-shutdown"));
+    LOG.info("tandem engine ready on http://{}:{} (model {}, {} KV pages, max {} sequences)", host,
+        server.actualPort(), model, options.numKvPages(), options.maxNumSequence());
+    new CountDownLatch(1).await();
+    return 0;
+  }
+
+  /** Checks what picocli cannot; a problem is a usage error (exit 2). */
+  private EngineOverrides validateFlags() {
+    if (modelLib != null) {
+      LOG.info("--model-lib {} is unused: the builtin engine runs the model folder directly", modelLib);
+    }
+    if (!device.equals("auto") && !device.matches("cpu(:\\d+)?")) {
+      throw usage("--device " + device + ": the builtin engine runs on the CPU; use cpu, cpu:N or auto");
+    }
+    if (!List.of("local", "interactive", "server").contains(mode)) {
+      throw usage("--mode " + mode + ": must be local, interactive or server");
+    }
+    if (additionalModels != null && !additionalModels.isEmpty()) {
+      throw usage("--additional-models is not supported by the builtin engine");
+    }
+    if (!speculativeMode.equals("disable")) {
+      throw usage("--speculative-mode " + speculativeMode + ": the builtin engine supports only disable");
+    }
+    if (!List.of("radix", "disable").contains(prefixCacheMode)) {
+      throw usage("--prefix-cache-mode " + prefixCacheMode + ": must be radix or disable");
+    }
+    if (!List.of("hybrid", "chunked").contains(prefillMode)) {
+      throw usage("--prefill-mode " + prefillMode + ": must be hybrid or chunked");
+    }
+    if (port < 0 || port > 65535) {
+      throw usage("--port " + port + ": must be 0..65535");
+    }
+    if (parkedTtlSeconds <= 0 || worldJoinTimeoutSeconds <= 0) {
+      throw usage("--parked-ttl and --world-join-timeout must be positive");
+    }
+    if (enableTracing) {
+      LOG.info("--enable-tracing is accepted; the builtin engine records no event trace");
+    }
+    if (!Files.isDirectory(Path.of(model))) {
+      throw usage("MODEL " + model + " is not a directory (the builtin engine loads a local"
+          + " Hugging Face folder; make one with: tandem make-model DIR)");
+    }
+    try {
+      return EngineOverrides.parse(overrides);
+    } catch (IllegalArgumentException e) {
+      throw usage(e.getMessage());
+    }
+  }
+
+  private ParameterException usage(String message) {
+    return new ParameterException(spec.commandLine(), "tandem serve: " + message);
   }
 }

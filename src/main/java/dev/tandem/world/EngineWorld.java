@@ -30,9 +30,10 @@ public interface EngineWorld extends AutoCloseable {
    * Opens the KV receiver on {@code bindHost}, joins the world described by {@code initConfigJson}
    * and blocks until every PE has joined or {@code timeout} passes (then throws with a clear reason).
    * {@code numPes} is the number of PEs this engine holds (its GPU/CPU count, 1 by default).
+   * Blocking: call it from a worker or dedicated thread, never from an event loop.
    */
   static EngineWorld join(String initConfigJson, int numPes, String bindHost, KvReceiveTarget target,
       String modelFingerprint, Duration timeout) throws WorldException {
-    throw new WorldException("the KV world is not implemented yet");
+    return TcpEngineWorld.join(initConfigJson, numPes, bindHost, target, modelFingerprint, timeout);
   }
 }

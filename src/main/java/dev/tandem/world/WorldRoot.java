@@ -18,6 +18,6 @@ public interface WorldRoot extends AutoCloseable {
 
   /** Starts a root listening on {@code bindHost} (random port) for a world of {@code npes} PEs. */
   static WorldRoot start(String bindHost, int npes) throws WorldException {
-    throw new WorldException("the world root is not implemented yet");
+    return TcpWorldRoot.start(bindHost, npes);
   }
 }

@@ -3,26 +3,63 @@ package dev.tandem.engine.model;
 import dev.tandem.engine.kv.KvStore;
 import java.nio.file.Path;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A loaded Llama-family decoder. {@link #forward} is batch-invariant: a token's K/V rows and
  * logits are bit-identical whatever else is in the batch and however its prompt was chunked.
  * Thread-safe for one caller at a time (the engine's step thread); uses its own worker threads.
+ *
+ * <p>Parallelism: every matrix product is split across output features (each task owns whole
+ * rows and computes every token against them), attention across (token, head) pairs. No
+ * reduction is ever split, and every element is computed by kernels with one fixed summation
+ * order ({@link Kernels}), so neither the thread count nor the batch shape changes a bit.
  */
 public final class LlamaModel implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LlamaModel.class);
+
+  private final LlamaWeights w;
+  private final LlamaConfig c;
+  private final Rope rope;
+  private final WorkerPool pool;
+  private final ForwardPass pass;
+
+  private LlamaModel(LlamaWeights weights, int threads) {
+    this.w = weights;
+    this.c = weights.config;
+    this.rope = new Rope(c.headDim(), c.ropeTheta(), Math.min(c.maxPositionEmbeddings(), 1 << 16));
+    this.pool = new WorkerPool(threads, "tandem-model");
+    this.pass = new ForwardPass(w, rope, pool);
+  }
 
   /** Loads {@code dir} (config.json + *.safetensors); the message of a failure names the file and the problem. */
   public static LlamaModel load(Path dir) throws ModelLoadException {
-    throw new ModelLoadException("model loading is not implemented yet");
+    return load(dir, Runtime.getRuntime().availableProcessors());
+  }
+
+  /** As {@link #load(Path)}, computing on {@code threads} threads (the caller's included). */
+  public static LlamaModel load(Path dir, int threads) throws ModelLoadException {
+    long t0 = System.nanoTime();
+    LlamaWeights weights = LlamaWeights.load(dir);
+    LOG.info("loaded {} ({} layers, hidden {}, vocab {}, {} MB of weights) in {} ms, fingerprint {}",
+        dir, weights.config.numLayers(), weights.config.hiddenSize(), weights.config.vocabSize(),
+        weights.floatBytes >> 20, (System.nanoTime() - t0) / 1_000_000, weights.fingerprint);
+    return new LlamaModel(weights, Math.max(1, threads));
   }
 
   public LlamaConfig config() {
-    throw new UnsupportedOperationException();
+    return c;
   }
 
   /** Hex SHA-256 over the config and weights: equal fingerprints mean interchangeable KV. */
   public String fingerprint() {
-    throw new UnsupportedOperationException();
+    return w.fingerprint;
+  }
+
+  /** Bytes of weights one decode step reads (all matrices and norms; a tied lm_head once). */
+  public long weightBytes() {
+    return w.floatBytes;
   }
 
   /**
@@ -30,9 +67,37 @@ public final class LlamaModel implements AutoCloseable {
    * the logits (length vocabSize) of each chunk that wants them (null entries for the others).
    */
   public float[][] forward(List<ForwardChunk> chunks, KvStore kv) {
-    throw new UnsupportedOperationException();
+    validate(chunks, kv);
+    return pass.run(chunks, kv);
+  }
+
+  private void validate(List<ForwardChunk> chunks, KvStore kv) {
+    if (kv.numLayers() != c.numLayers() || kv.kvDim() != c.kvDim()) {
+      throw new IllegalArgumentException("KV store has " + kv.numLayers() + " layers of width " + kv.kvDim()
+          + " but the model needs " + c.numLayers() + " of width " + c.kvDim());
+    }
+    for (ForwardChunk ch : chunks) {
+      int end = ch.startPos() + ch.tokens().length;
+      if (ch.startPos() < 0 || ch.tokens().length == 0 || ch.slots().length < end) {
+        throw new IllegalArgumentException("chunk at position " + ch.startPos() + " with " + ch.tokens().length
+            + " tokens needs " + end + " slots, has " + ch.slots().length);
+      }
+      for (int t : ch.tokens()) {
+        if (t < 0 || t >= c.vocabSize()) {
+          throw new IllegalArgumentException("token id " + t + " is outside the vocabulary [0, " + c.vocabSize() + ")");
+        }
+      }
+      for (int p = 0; p < end; p++) {
+        int s = ch.slots()[p];
+        if (s < 0 || s >= kv.numSlots()) {
+          throw new IllegalArgumentException("slot " + s + " of position " + p + " is outside [0, " + kv.numSlots() + ")");
+        }
+      }
+    }
   }
 
   @Override
-  public void close() {}
+  public void close() {
+    pool.close();
+  }
 }

@@ -1,0 +1,108 @@
+package dev.tandem.engine.kv;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+
+/**
+ * MLC's {@code kv_append_metadata}: the slots a receiver reserved, compressed into runs
+ * {@code [k, start1, len1, ..., startk, lenk]}, written as compact JSON, prefixed with its byte
+ * length as a u64 little-endian (TVM's string serializer) and base64-encoded with padding.
+ * {@code [0]} means nothing to send. One group (one model) only.
+ */
+public final class KvAppendMetadata {
+  private KvAppendMetadata() {}
+
+  public static String encode(int[] slots) {
+    List<int[]> runs = new ArrayList<>();
+    for (int s : slots) {
+      int[] last = runs.isEmpty() ? null : runs.get(runs.size() - 1);
+      if (last != null && last[0] + last[1] == s) {
+        last[1]++;
+      } else {
+        runs.add(new int[] {s, 1});
+      }
+    }
+    StringBuilder json = new StringBuilder("[").append(runs.size());
+    for (int[] run : runs) {
+      json.append(',').append(run[0]).append(',').append(run[1]);
+    }
+    json.append(']');
+    byte[] bytes = json.toString().getBytes(StandardCharsets.US_ASCII);
+    ByteBuffer buf = ByteBuffer.allocate(8 + bytes.length).order(ByteOrder.LITTLE_ENDIAN);
+    buf.putLong(bytes.length).put(bytes);
+    return Base64.getEncoder().encodeToString(buf.array());
+  }
+
+  /** The expanded slot list; IllegalArgumentException saying what is malformed. */
+  public static int[] decode(String metadata) {
+    if (metadata == null) {
+      throw new IllegalArgumentException("kv_append_metadata is missing");
+    }
+    byte[] raw;
+    try {
+      raw = Base64.getDecoder().decode(metadata);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("kv_append_metadata is not base64: " + e.getMessage());
+    }
+    if (raw.length < 8) {
+      throw new IllegalArgumentException("kv_append_metadata is shorter than its 8-byte length prefix");
+    }
+    long len = ByteBuffer.wrap(raw, 0, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
+    if (len != raw.length - 8) {
+      throw new IllegalArgumentException("kv_append_metadata length prefix says " + len
+          + " bytes but " + (raw.length - 8) + " follow");
+    }
+    String json = new String(raw, 8, raw.length - 8, StandardCharsets.US_ASCII).trim();
+    if (!json.startsWith("[") || !json.endsWith("]")) {
+      throw new IllegalArgumentException("kv_append_metadata is not a JSON array: " + abbreviate(json));
+    }
+    String body = json.substring(1, json.length() - 1).trim();
+    long[] values;
+    try {
+      values = body.isEmpty() ? new long[0]
+          : java.util.Arrays.stream(body.split(",")).map(String::trim).mapToLong(Long::parseLong).toArray();
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("kv_append_metadata holds a non-integer: " + abbreviate(json));
+    }
+    if (values.length == 0) {
+      throw new IllegalArgumentException("kv_append_metadata is an empty array");
+    }
+    long k = values[0];
+    if (k < 0 || values.length != 2 * k + 1) {
+      throw new IllegalArgumentException("kv_append_metadata has " + values.length
+          + " integers, expected 2k+1 = " + (2 * k + 1) + " for k = " + k
+          + " runs (several model groups are not supported)");
+    }
+    long total = 0;
+    for (int i = 0; i < k; i++) {
+      long start = values[1 + 2 * i];
+      long n = values[2 + 2 * i];
+      if (start < 0 || n < 0 || start + n > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException("kv_append_metadata run " + i + " [" + start + ", +" + n
+            + ") is not a valid slot range");
+      }
+      total += n;
+    }
+    if (total > 1 << 26) {
+      throw new IllegalArgumentException("kv_append_metadata names " + total + " slots, too many");
+    }
+    int[] slots = new int[(int) total];
+    int at = 0;
+    for (int i = 0; i < k; i++) {
+      int start = (int) values[1 + 2 * i];
+      int n = (int) values[2 + 2 * i];
+      for (int j = 0; j < n; j++) {
+        slots[at++] = start + j;
+      }
+    }
+    return slots;
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() > 60 ? s.substring(0, 60) + "..." : s;
+  }
+}

@@ -1,0 +1,302 @@
+package dev.tandem.engine.sched;
+
+import dev.tandem.api.ApiError;
+import dev.tandem.engine.kv.KvAppendMetadata;
+import dev.tandem.engine.kv.KvRows;
+import dev.tandem.engine.kv.KvStore;
+import dev.tandem.engine.kv.KvTransferException;
+import dev.tandem.engine.kv.PagedKvCache;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine side of MicroServing: parked prep_recv reservations (with a time-to-live and an
+ * explicit release, which MLC lacks), KV arriving into them, their resumption by start_generate,
+ * and remote sends that compute a prompt window and ship its KV. Engine thread, except
+ * {@link #accept} which any transport thread may call.
+ */
+final class Disaggregation {
+  private static final Logger LOG = LoggerFactory.getLogger(Disaggregation.class);
+
+  private final PagedKvCache kv;
+  private final BatchScheduler scheduler;
+  private final TokenEmitter emitter;
+  private final EngineCounters counters;
+  private final EngineOptions options;
+  private final Consumer<RequestState> freeId;
+  private final Map<String, ParkedRequest> parked = new ConcurrentHashMap<>();
+  private final Map<String, RequestState> placeholders = new ConcurrentHashMap<>();
+  private final Set<String> sending = new HashSet<>();
+
+  Disaggregation(PagedKvCache kv, BatchScheduler scheduler, TokenEmitter emitter,
+      EngineCounters counters, EngineOptions options, Consumer<RequestState> freeId) {
+    this.kv = kv;
+    this.scheduler = scheduler;
+    this.emitter = emitter;
+    this.counters = counters;
+    this.options = options;
+    this.freeId = freeId;
+  }
+
+  int parkedCount() {
+    return parked.size();
+  }
+
+  /** Validates a remote_send window against the prompt: 0 <= begin < end < len, slots = end - begin. */
+  static void checkSendWindow(int promptLength, int begin, int end, int numSlots) {
+    int endN = end < 0 ? promptLength + end : end;
+    if (begin < 0) {
+      throw ApiError.invalid("begin", "\"begin\" must be >= 0, got " + begin);
+    }
+    if (endN < 0 || endN >= promptLength) {
+      throw ApiError.invalid("end", "\"end\" " + end + " must satisfy 0 <= end < prompt length "
+          + promptLength + " (the last prompt token is always computed by the decode engine)");
+    }
+    if (begin >= endN) {
+      throw ApiError.invalid("begin", "\"begin\" " + begin + " must be below \"end\" " + endN);
+    }
+    if (numSlots != endN - begin) {
+      throw ApiError.invalid("kv_addr_info", "\"kv_addr_info\" names " + numSlots
+          + " slots but the window [" + begin + ", " + endN + ") has " + (endN - begin) + " positions");
+    }
+  }
+
+  void prepareReceive(GenerationRequest request, int end, CompletableFuture<PrepareReceiveResult> result,
+      RequestState placeholder) {
+    int len = request.promptTokens().length;
+    int endN = end < 0 ? len + end : end;
+    if (endN < 0 || endN >= len) {
+      throw ApiError.invalid("end", "\"end\" " + end + " must satisfy 0 <= end < prompt length " + len
+          + " after normalisation (negative counts from the end; the last token is computed here)");
+    }
+    int[] matched = scheduler.cache() == null ? new int[0]
+        : scheduler.cache().match(request.promptTokens(), endN);
+    int need = BatchScheduler.pagesFor(endN) - matched.length;
+    if (!scheduler.reserve(need)) {
+      for (int p : matched) {
+        kv.pages().release(p);
+      }
+      throw ApiError.unavailable("kv_cache_full", "Not enough free KV cache to receive " + endN
+          + " prompt tokens right now (" + kv.pages().numFree() + " of " + kv.numPages()
+          + " pages free); retry later or on another engine");
+    }
+    int[] pages = Arrays.copyOf(matched, matched.length + need);
+    for (int i = matched.length; i < pages.length; i++) {
+      pages[i] = kv.pages().allocate();
+    }
+    int matchedTokens = matched.length * KvStore.PAGE_SIZE;
+    long deadline = System.nanoTime() + options.parkedTtl().toNanos();
+    ParkedRequest p = new ParkedRequest(request, matchedTokens, endN, pages, deadline);
+    parked.put(request.id(), p);
+    placeholders.put(request.id(), placeholder);
+    counters.prepareReceives.incrementAndGet();
+    counters.prefixCacheHitTokens.addAndGet(matchedTokens);
+    result.complete(new PrepareReceiveResult(KvAppendMetadata.encode(p.windowSlots()),
+        matchedTokens, len));
+  }
+
+  /** Any thread: writes received rows if every slot is reserved for this parked request. */
+  void accept(String requestId, int[] slots, KvRows rows) throws KvTransferException {
+    ParkedRequest p = parked.get(requestId);
+    if (p == null) {
+      counters.kvTransfersRejected.incrementAndGet();
+      throw new KvTransferException("request \"" + requestId + "\" is not parked for KV on this"
+          + " engine (never prepared, expired, released or already started)");
+    }
+    synchronized (p) {
+      if (p.state() != ParkedRequest.State.WAITING_FOR_KV) {
+        counters.kvTransfersRejected.incrementAndGet();
+        throw new KvTransferException("request \"" + requestId + "\" no longer waits for KV ("
+            + p.state().name().toLowerCase() + ")");
+      }
+      String bad = kv.shapeMismatch(slots, rows);
+      if (bad != null) {
+        counters.kvTransfersRejected.incrementAndGet();
+        throw new KvTransferException("KV for request \"" + requestId + "\" rejected: " + bad);
+      }
+      int[] index = new int[slots.length];
+      for (int i = 0; i < slots.length; i++) {
+        index[i] = p.windowIndexOf(slots[i]);
+        if (index[i] < 0) {
+          counters.kvTransfersRejected.incrementAndGet();
+          throw new KvTransferException("slot " + slots[i] + " is not reserved for request \""
+              + requestId + "\" (its window is positions [" + p.matched + ", " + p.end + "))");
+        }
+      }
+      kv.writeRows(slots, rows);
+      for (int i : index) {
+        p.markReceived(i);
+      }
+    }
+    counters.kvReceivedTokens.addAndGet(slots.length);
+  }
+
+  /** Resumes a parked request as a running one; null when it finished at once (max_tokens 0). */
+  RequestState startGenerate(String id, int begin, GenerationListener listener) {
+    ParkedRequest p = parked.get(id);
+    if (p == null) {
+      throw ApiError.notFound("user", "No prepared request \"" + id + "\" on this engine: call"
+          + " /microserving/prep_recv first (a reservation is freed after "
+          + options.parkedTtl().toSeconds() + " s or by /microserving/release)");
+    }
+    int len = p.request.promptTokens().length;
+    int beginN = begin < 0 ? len + begin : begin;
+    if (beginN < 0 || beginN >= len) {
+      throw ApiError.invalid("begin", "\"begin\" " + begin + " must satisfy 0 <= begin < prompt length " + len);
+    }
+    if (beginN < p.matched) {
+      throw ApiError.invalid("begin", "\"begin\" " + beginN + " lies inside the prefix this engine"
+          + " reused from its cache (" + p.matched + " tokens); use begin >= prefix_matched_length");
+    }
+    if (beginN > p.end) {
+      throw ApiError.invalid("begin", "\"begin\" " + beginN + " is past the prepared window end "
+          + p.end + ": positions [" + p.end + ", " + beginN + ") would have no KV");
+    }
+    synchronized (p) {
+      if (p.state() != ParkedRequest.State.WAITING_FOR_KV) {
+        throw ApiError.notFound("user", "Prepared request \"" + id + "\" was already "
+            + p.state().name().toLowerCase());
+      }
+      int missing = p.missingBefore(beginN);
+      if (missing > 0) {
+        throw new ApiError(409, ApiError.INVALID_REQUEST, "The KV window [" + p.matched + ", "
+            + beginN + ") of request \"" + id + "\" is incomplete: " + missing + " of "
+            + (beginN - p.matched) + " positions never arrived; refusing to decode over missing KV"
+            + " (run /microserving/remote_send for the window first, or release the request)",
+            "begin", "kv_window_incomplete");
+      }
+      p.setState(ParkedRequest.State.CLAIMED);
+    }
+    parked.remove(id);
+    placeholders.remove(id);
+    counters.startGenerates.incrementAndGet();
+    RequestState r = new RequestState(id, RequestState.Kind.GENERATE, p.request, listener, len,
+        System.nanoTime());
+    r.prefixMatched = p.matched;
+    r.receivedKv = beginN > p.matched;
+    r.kvReceivedTokens = beginN - p.matched;
+    Sequence s = emitter.newChoice(r, 0, p.request.promptTokens(), len);
+    r.pendingForks = p.request.n() - 1;
+    for (int page : p.pages) {
+      s.addPage(page);
+    }
+    s.numComputed = beginN;
+    Integer maxTokens = p.request.sampling().maxTokens();
+    if (maxTokens != null && maxTokens == 0) {
+      emitter.finishAll(r, FinishReason.LENGTH);
+      return r;
+    }
+    scheduler.enqueueFirst(s);
+    return r;
+  }
+
+  void remoteSend(GenerationRequest request, int begin, int end, int[] destSlots, int recvRank,
+      dev.tandem.engine.kv.KvShipper shipper, CompletableFuture<Void> result) {
+    if (!sending.add(request.id())) {
+      throw ApiError.conflict("user", "A remote_send for request \"" + request.id()
+          + "\" is already running on this engine");
+    }
+    int len = request.promptTokens().length;
+    int endN = end < 0 ? len + end : end;
+    RequestState r = new RequestState(request.id(), RequestState.Kind.SEND, request, null, endN,
+        System.nanoTime());
+    r.sendBegin = begin;
+    r.destSlots = destSlots;
+    r.recvRank = recvRank;
+    r.shipper = shipper;
+    r.sendResult = result;
+    counters.remoteSends.incrementAndGet();
+    scheduler.enqueue(emitter.newChoice(r, 0, request.promptTokens(), endN));
+  }
+
+  /** Ships the KV of every send whose window is computed, freeing its pages first. */
+  void completeReadySends() {
+    List<Sequence> ready = new ArrayList<>();
+    for (Sequence s : scheduler.running) {
+      if (s.request.kind == RequestState.Kind.SEND && s.numComputed >= s.length) {
+        ready.add(s);
+      }
+    }
+    for (Sequence s : ready) {
+      RequestState r = s.request;
+      KvRows rows = kv.readRows(s.slots(r.sendBegin, s.length));
+      scheduler.remove(s);
+      r.done = true;
+      sending.remove(r.id);
+      CompletableFuture<Void> shipped;
+      try {
+        shipped = r.shipper.ship(r.recvRank, r.id, r.destSlots, rows);
+      } catch (RuntimeException e) {
+        shipped = CompletableFuture.failedFuture(e);
+      }
+      int tokens = rows.numTokens();
+      shipped.whenComplete((ok, failure) -> {
+        if (failure == null) {
+          counters.kvSentTokens.addAndGet(tokens);
+          r.sendResult.complete(null);
+        } else {
+          Throwable cause = failure instanceof java.util.concurrent.CompletionException
+              && failure.getCause() != null ? failure.getCause() : failure;
+          r.sendResult.completeExceptionally(new ApiError(502, ApiError.SERVER_ERROR,
+              "KV transfer of request \"" + r.id + "\" to PE " + r.recvRank + " failed: "
+                  + cause.getMessage(), null, "kv_transfer_failed"));
+        }
+      });
+    }
+  }
+
+  /** Frees a parked reservation; true if there was one. */
+  boolean release(String id) {
+    ParkedRequest p = parked.get(id);
+    if (p == null) {
+      return false;
+    }
+    drop(id, p);
+    counters.parkedReleased.incrementAndGet();
+    LOG.debug("released parked request {}", id);
+    return true;
+  }
+
+  void expire(long now) {
+    if (parked.isEmpty()) {
+      return;
+    }
+    for (Map.Entry<String, ParkedRequest> e : new ArrayList<>(parked.entrySet())) {
+      if (now - e.getValue().deadlineNanos >= 0) {
+        drop(e.getKey(), e.getValue());
+        counters.parkedExpired.incrementAndGet();
+        LOG.info("parked request {} was not started within {} s: its KV reservation is freed",
+            e.getKey(), options.parkedTtl().toSeconds());
+      }
+    }
+  }
+
+  long nanosUntilNextExpiry(long now) {
+    long best = Long.MAX_VALUE;
+    for (ParkedRequest p : parked.values()) {
+      best = Math.min(best, Math.max(0, p.deadlineNanos - now));
+    }
+    return best;
+  }
+
+  private void drop(String id, ParkedRequest p) {
+    p.setState(ParkedRequest.State.RELEASED);
+    parked.remove(id, p);
+    for (int page : p.pages) {
+      kv.pages().release(page);
+    }
+    RequestState placeholder = placeholders.remove(id);
+    if (placeholder != null) {
+      freeId.accept(placeholder);
+    }
+  }
+}

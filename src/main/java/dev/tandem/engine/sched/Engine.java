@@ -1,0 +1,400 @@
+package dev.tandem.engine.sched;
+
+import dev.tandem.api.ApiError;
+import dev.tandem.engine.kv.KvReceiveTarget;
+import dev.tandem.engine.kv.KvRows;
+import dev.tandem.engine.kv.KvShipper;
+import dev.tandem.engine.kv.KvTransferException;
+import dev.tandem.engine.kv.PagedKvCache;
+import dev.tandem.engine.kv.RadixPrefixCache;
+import dev.tandem.engine.model.ForwardChunk;
+import dev.tandem.engine.model.LlamaConfig;
+import dev.tandem.tokenizer.TextTokenizer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The builtin engine: one dedicated thread runs continuous batching over the model; every public
+ * method is thread-safe and returns at once (work is handed to that thread). Outputs reach
+ * {@link GenerationListener}s on the engine thread. It is also the KV receive target of the
+ * MicroServing flow: {@link #prepareReceive}, {@link #accept}, {@link #startGenerate} on the
+ * decode side, {@link #remoteSend} on the prefill side.
+ */
+public final class Engine implements KvReceiveTarget, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+
+  private final ForwardModel model;
+  private final EngineOptions options;
+  private final LlamaConfig config;
+  private final PagedKvCache kv;
+  private final BatchScheduler scheduler;
+  private final TokenEmitter emitter;
+  private final Disaggregation disagg;
+  private final EngineCounters counters = new EngineCounters();
+  private final ThroughputMeter throughput = new ThroughputMeter(10_000_000_000L);
+  private final LinkedBlockingQueue<Runnable> commands = new LinkedBlockingQueue<>();
+  /** Ids of requests in flight (waiting, running or parked): a second one with the same id is refused. */
+  private final ConcurrentHashMap<String, RequestState> active = new ConcurrentHashMap<>();
+  private final Thread thread;
+  private volatile boolean closed;
+  private volatile Gauges gauges;
+
+  private record Gauges(int running, int waiting, int parked, int free, int cached) {}
+
+  public Engine(ForwardModel model, TextTokenizer tokenizer, EngineOptions options) {
+    this.model = model;
+    this.options = options;
+    this.config = model.config();
+    this.kv = new PagedKvCache(config.numLayers(), config.kvDim(), options.numKvPages());
+    RadixPrefixCache cache = options.prefixCache() ? new RadixPrefixCache(kv.pages()) : null;
+    this.scheduler = new BatchScheduler(kv, cache, options, counters, this::onLostKv);
+    this.emitter = new TokenEmitter(scheduler, tokenizer, counters, config.vocabSize(),
+        config.eosTokenId(), options.maxSequenceLength(), this::onDone);
+    this.disagg = new Disaggregation(kv, scheduler, emitter, counters, options, this::onDone);
+    this.gauges = new Gauges(0, 0, 0, kv.pages().numFree(), 0);
+    this.thread = new Thread(this::loop, "tandem-engine");
+    thread.setDaemon(true);
+  }
+
+  public void start() {
+    thread.start();
+  }
+
+  public LlamaConfig modelConfig() {
+    return config;
+  }
+
+  public EngineOptions options() {
+    return options;
+  }
+
+  public String modelFingerprint() {
+    return model.fingerprint();
+  }
+
+  /**
+   * Checks a tokenized prompt against the model: ids in the vocabulary, room in the context window
+   * for the prompt and {@code maxTokens} (null = no bound). Throws a 400 ApiError otherwise.
+   */
+  public void checkPrompt(int[] ids, Integer maxTokens) {
+    for (int i = 0; i < ids.length; i++) {
+      if (ids[i] < 0 || ids[i] >= config.vocabSize()) {
+        throw ApiError.invalid("prompt", "invalid_token", "Token id " + ids[i] + " at index " + i
+            + " is outside the vocabulary (0.." + (config.vocabSize() - 1) + ")");
+      }
+    }
+    int limit = options.maxSequenceLength();
+    if (ids.length >= limit) {
+      throw ApiError.invalid("prompt", "context_length_exceeded", "Request prompt has " + ids.length
+          + " tokens in total, larger than the model input length limit " + (limit - 1) + ".");
+    }
+    if (maxTokens != null && ids.length + (long) maxTokens > limit) {
+      throw ApiError.invalid("max_tokens", "context_length_exceeded", "max_tokens " + maxTokens
+          + " plus the prompt's " + ids.length + " tokens exceeds the context window of " + limit
+          + " tokens");
+    }
+  }
+
+  /** Queues a request. Throws 409 if a request with this id is in flight, 400 if it does not fit. */
+  public void submit(GenerationRequest request, GenerationListener listener) {
+    checkPrompt(request.promptTokens(), request.sampling().maxTokens());
+    RequestState r = new RequestState(request.id(), RequestState.Kind.GENERATE, request, listener,
+        request.promptTokens().length, System.nanoTime());
+    claimId(r);
+    counters.requestsSubmitted.incrementAndGet();
+    counters.promptTokens.addAndGet(r.promptLength);
+    post(() -> {
+      Sequence s = emitter.newChoice(r, 0, request.promptTokens(), r.promptLength);
+      r.pendingForks = request.n() - 1;
+      Integer maxTokens = request.sampling().maxTokens();
+      if (maxTokens != null && maxTokens == 0) {
+        emitter.finishAll(r, FinishReason.LENGTH);
+        return;
+      }
+      scheduler.enqueue(s);
+    }, r);
+  }
+
+  /** Stops a request wherever it is (queued, running or parked) and frees its KV. */
+  public void abort(String requestId) {
+    post(() -> {
+      RequestState r = active.get(requestId);
+      if (r != null && !r.done) {
+        r.done = true;
+        for (Sequence s : r.choices) {
+          if (s != null) {
+            scheduler.remove(s);
+          }
+        }
+        scheduler.releaseForkPages(r);
+        counters.requestsAborted.incrementAndGet();
+        onDone(r);
+        LOG.debug("aborted request {}", requestId);
+      }
+      disagg.release(requestId);
+    }, null);
+  }
+
+  /** MicroServing prep_recv: reserve KV for the prompt window [.., end) and park the request. */
+  public CompletableFuture<PrepareReceiveResult> prepareReceive(GenerationRequest request, int end) {
+    checkPrompt(request.promptTokens(), request.sampling().maxTokens());
+    RequestState placeholder = new RequestState(request.id(), RequestState.Kind.GENERATE, request,
+        null, request.promptTokens().length, System.nanoTime());
+    claimId(placeholder);
+    CompletableFuture<PrepareReceiveResult> result = new CompletableFuture<>();
+    post(() -> {
+      try {
+        disagg.prepareReceive(request, end, result, placeholder);
+      } catch (RuntimeException e) {
+        active.remove(request.id(), placeholder);
+        result.completeExceptionally(e);
+      }
+    }, null);
+    return result;
+  }
+
+  /** MicroServing start_generate: resume a parked request, prefilling [begin, len) here. */
+  public void startGenerate(String requestId, int begin, GenerationListener listener) {
+    post(() -> {
+      RequestState r = disagg.startGenerate(requestId, begin, listener);
+      if (r != null) {
+        active.put(requestId, r);
+      }
+    }, null, listener);
+  }
+
+  /**
+   * MicroServing remote_send: compute the KV of {@code prompt[0, end)} and ship positions
+   * [begin, end) to {@code destSlots} of PE {@code recvRank}; completes after the receiver's ack.
+   */
+  public CompletableFuture<Void> remoteSend(GenerationRequest request, int begin, int end,
+      int[] destSlots, int recvRank, KvShipper shipper) {
+    CompletableFuture<Void> result = new CompletableFuture<>();
+    try {
+      Disaggregation.checkSendWindow(request.promptTokens().length, begin, end, destSlots.length);
+      checkPrompt(request.promptTokens(), null);
+    } catch (ApiError e) {
+      result.completeExceptionally(e);
+      return result;
+    }
+    post(() -> {
+      try {
+        disagg.remoteSend(request, begin, end, destSlots, recvRank, shipper, result);
+      } catch (RuntimeException e) {
+        result.completeExceptionally(e);
+      }
+    }, null);
+    return result;
+  }
+
+  /** Frees a parked reservation, or aborts the request if it already runs. True if it existed. */
+  public CompletableFuture<Boolean> release(String requestId) {
+    CompletableFuture<Boolean> result = new CompletableFuture<>();
+    post(() -> {
+      boolean parked = disagg.release(requestId);
+      RequestState r = active.get(requestId);
+      boolean running = r != null && !r.done;
+      if (running) {
+        abort(requestId);
+      }
+      result.complete(parked || running);
+    }, null);
+    return result;
+  }
+
+  @Override
+  public void accept(String requestId, int[] slots, KvRows rows) throws KvTransferException {
+    disagg.accept(requestId, slots, rows);
+  }
+
+  public EngineStats stats() {
+    Gauges g = gauges;
+    return new EngineStats(g.running(), g.waiting(), g.parked(), g.free(), kv.numPages(),
+        g.cached(), throughput.tokensPerSecond(System.nanoTime()), counters);
+  }
+
+  public EngineCounters counters() {
+    return counters;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    thread.interrupt();
+    try {
+      thread.join(5000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    ApiError gone = ApiError.unavailable("engine_stopped", "the engine is shutting down");
+    for (RequestState r : active.values()) {
+      if (r.listener != null && !r.done) {
+        r.listener.onFailure(gone);
+      }
+    }
+    active.clear();
+  }
+
+  private void claimId(RequestState r) {
+    if (active.putIfAbsent(r.id, r) != null) {
+      throw ApiError.conflict("user", "A request with id \"" + r.id
+          + "\" is already in flight on this engine (the \"user\" field is the request id)");
+    }
+  }
+
+  private void onDone(RequestState r) {
+    active.remove(r.id, r);
+  }
+
+  private void onLostKv(Sequence s) {
+    LOG.info("request {} lost its received KV to preemption: finishing with \"preempt\"", s.request.id);
+    emitter.finish(s, FinishReason.PREEMPT);
+  }
+
+  private void post(Runnable command, RequestState owner) {
+    post(command, owner, owner == null ? null : owner.listener);
+  }
+
+  /** Runs {@code command} on the engine thread; a failure goes to the listener and frees the id. */
+  private void post(Runnable command, RequestState owner, GenerationListener listener) {
+    if (closed) {
+      if (owner != null) {
+        active.remove(owner.id, owner);
+      }
+      throw ApiError.unavailable("engine_stopped", "the engine is shutting down");
+    }
+    commands.add(() -> {
+      try {
+        command.run();
+      } catch (RuntimeException e) {
+        if (owner != null) {
+          active.remove(owner.id, owner);
+        }
+        if (listener != null) {
+          listener.onFailure(e);
+        } else if (!(e instanceof ApiError)) {
+          LOG.error("engine command failed", e);
+        }
+      }
+    });
+  }
+
+  private void loop() {
+    LOG.info("engine thread started: {} KV pages of {} tokens, max {} sequences, prefill chunk {}",
+        kv.numPages(), PagedKvCache.PAGE_SIZE, options.maxNumSequence(), options.prefillChunkSize());
+    while (!closed) {
+      try {
+        runCommands(false);
+        disagg.expire(System.nanoTime());
+        scheduler.admit();
+        disagg.completeReadySends();
+        List<Sequence> batch = scheduler.plan();
+        if (batch.isEmpty()) {
+          emitter.deliver();
+          publishGauges();
+          runCommands(true);
+          continue;
+        }
+        step(batch);
+        emitter.deliver();
+        publishGauges();
+      } catch (InterruptedException e) {
+        if (closed) {
+          break;
+        }
+      } catch (RuntimeException | Error e) {
+        LOG.error("engine step failed; failing the requests of this batch", e);
+        failRunning(e);
+      }
+    }
+    LOG.info("engine thread stopped");
+  }
+
+  private void step(List<Sequence> batch) {
+    List<ForwardChunk> chunks = new ArrayList<>(batch.size());
+    boolean anyPrefill = false;
+    for (Sequence s : batch) {
+      int from = s.numComputed;
+      int to = from + s.planned;
+      boolean wantLogits = to == s.length && s.request.kind == RequestState.Kind.GENERATE;
+      chunks.add(new ForwardChunk(Arrays.copyOfRange(s.tokens, from, to), from, s.slots(0, to),
+          wantLogits));
+      anyPrefill |= from < s.prefillEnd;
+    }
+    long t0 = System.nanoTime();
+    float[][] logits = model.forward(chunks, kv);
+    long t1 = System.nanoTime();
+    (anyPrefill ? counters.prefillNanos : counters.decodeNanos).addAndGet(t1 - t0);
+    counters.steps.incrementAndGet();
+    long computed = 0;
+    for (int i = 0; i < batch.size(); i++) {
+      Sequence s = batch.get(i);
+      int from = s.numComputed;
+      s.numComputed += s.planned;
+      computed += s.planned;
+      int prefill = Math.max(0, Math.min(s.numComputed, s.prefillEnd) - from);
+      int decode = s.planned - prefill;
+      s.request.prefillTokens += prefill;
+      s.request.decodeTokens += decode;
+      counters.prefillTokens.addAndGet(prefill);
+      counters.decodeTokens.addAndGet(decode);
+      if (logits[i] != null && s.request.kind == RequestState.Kind.GENERATE && !s.finished()) {
+        emitter.onLogits(s, logits[i]);
+      }
+    }
+    throughput.record(t1, computed);
+  }
+
+  private void runCommands(boolean block) throws InterruptedException {
+    Runnable first;
+    if (block) {
+      long waitNanos = Math.min(disagg.nanosUntilNextExpiry(System.nanoTime()), 1_000_000_000L);
+      first = commands.poll(Math.max(waitNanos, 1_000_000L), TimeUnit.NANOSECONDS);
+    } else {
+      first = commands.poll();
+    }
+    for (Runnable r = first; r != null; r = commands.poll()) {
+      r.run();
+    }
+    if (first != null) {
+      publishGauges();
+    }
+  }
+
+  private void failRunning(Throwable cause) {
+    ApiError error = ApiError.internal("engine step failed: " + cause);
+    for (Sequence s : new ArrayList<>(scheduler.running)) {
+      RequestState r = s.request;
+      if (!r.done) {
+        r.done = true;
+        counters.requestsFailed.incrementAndGet();
+        for (Sequence c : r.choices) {
+          if (c != null) {
+            scheduler.remove(c);
+          }
+        }
+        scheduler.releaseForkPages(r);
+        onDone(r);
+        if (r.listener != null) {
+          r.listener.onFailure(error);
+        }
+        if (r.sendResult != null) {
+          r.sendResult.completeExceptionally(error);
+        }
+      }
+    }
+  }
+
+  private void publishGauges() {
+    RadixPrefixCache cache = scheduler.cache();
+    gauges = new Gauges(scheduler.running.size(), scheduler.waiting.size(), disagg.parkedCount(),
+        kv.pages().numFree(), cache == null ? 0 : cache.cachedPages());
+  }
+}

@@ -1,0 +1,105 @@
+package dev.tandem.engine.server;
+
+import dev.tandem.api.ApiError;
+import dev.tandem.api.CompletionRequest;
+import dev.tandem.api.JsonFields;
+import dev.tandem.engine.sched.Engine;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+
+/**
+ * {@code POST /v1/completions} and {@code POST /microserving/start_generate}: parse and validate,
+ * tokenize off the event loop, hand the request to the engine, and answer through a
+ * {@link CompletionResponder}. A client that goes away aborts its request, freeing its KV.
+ */
+final class CompletionHandler {
+  private final Engine engine;
+  private final PromptPreparer preparer;
+  private final boolean debug;
+
+  CompletionHandler(Engine engine, PromptPreparer preparer, boolean debug) {
+    this.engine = engine;
+    this.preparer = preparer;
+    this.debug = debug;
+  }
+
+  void completions(RoutingContext rc) {
+    CompletionRequest request;
+    try {
+      request = CompletionRequest.parse(CompletionRequest.parseObject(rc.body().buffer()));
+    } catch (ApiError e) {
+      HttpErrors.send(rc.response(), e);
+      return;
+    }
+    String id = request.requestIdOr(CompletionRequest::newCompletionId);
+    Context context = rc.vertx().getOrCreateContext();
+    HttpServerResponse response = rc.response();
+    preparer.prepare(request, request.maxTokens()).onSuccess(prepared -> {
+      if (response.closed()) {
+        return;
+      }
+      CompletionResponder responder = responder(context, response, id, request, prepared.echoText());
+      try {
+        engine.submit(PromptPreparer.generation(id, prepared.ids(), request), responder);
+      } catch (RuntimeException e) {
+        HttpErrors.send(response, e);
+        return;
+      }
+      abortOnClose(response, responder, id);
+    }).onFailure(e -> HttpErrors.send(response, e));
+  }
+
+  /** start_generate: resumes the parked request named by {@code user} from {@code begin}. */
+  void startGenerate(RoutingContext rc) {
+    CompletionRequest request;
+    int begin;
+    try {
+      JsonObject body = CompletionRequest.parseObject(rc.body().buffer());
+      request = CompletionRequest.parse(body);
+      begin = JsonFields.requireInt(body, "begin");
+      requireUser(request, "start_generate");
+    } catch (ApiError e) {
+      HttpErrors.send(rc.response(), e);
+      return;
+    }
+    Context context = rc.vertx().getOrCreateContext();
+    HttpServerResponse response = rc.response();
+    Future<String> echo = Future.succeededFuture(null);
+    if (request.echo()) {
+      echo = preparer.prepare(request, null).map(PromptPreparer.Prepared::echoText);
+    }
+    echo.onSuccess(echoText -> {
+      if (response.closed()) {
+        return;
+      }
+      CompletionResponder responder = responder(context, response, request.user(), request, echoText);
+      engine.startGenerate(request.user(), begin, responder);
+      abortOnClose(response, responder, request.user());
+    }).onFailure(e -> HttpErrors.send(response, e));
+  }
+
+  static void requireUser(CompletionRequest request, String call) {
+    if (request.user() == null) {
+      throw ApiError.invalid("user", "/microserving/" + call + " needs \"user\": the request id"
+          + " shared by prep_recv, remote_send and start_generate");
+    }
+  }
+
+  private CompletionResponder responder(Context context, HttpServerResponse response, String id,
+      CompletionRequest request, String echoText) {
+    return new CompletionResponder(context, response, new CompletionResponder.Shape(id,
+        request.model(), request.n(), request.stream(), request.includeUsage(),
+        request.logprobs() != null, echoText, request.suffix(), debug));
+  }
+
+  private void abortOnClose(HttpServerResponse response, CompletionResponder responder, String id) {
+    response.closeHandler(v -> {
+      if (!responder.ended()) {
+        engine.abort(id);
+      }
+    });
+  }
+}

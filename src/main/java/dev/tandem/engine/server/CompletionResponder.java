@@ -1,0 +1,155 @@
+package dev.tandem.engine.server;
+
+import dev.tandem.engine.sched.ChoiceDelta;
+import dev.tandem.engine.sched.GenerationListener;
+import dev.tandem.engine.sched.GenerationOutput;
+import dev.tandem.engine.sched.TokenLogprob;
+import io.vertx.core.Context;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Writes one request's engine outputs as MLC's completion response: SSE chunks
+ * ({@code data: <json>\n\n} ... {@code data: [DONE]\n\n}) when streaming, else one aggregated
+ * CompletionResponse. Engine callbacks are moved onto the server's Vert.x context; the response
+ * starts with the first output, so a failure before it still gets a proper status.
+ */
+final class CompletionResponder implements GenerationListener {
+  /** What the response looks like, from the client's request. */
+  record Shape(String id, String model, int n, boolean stream, boolean includeUsage,
+      boolean logprobs, String echoText, String suffix, boolean debug) {}
+
+  private final Context context;
+  private final HttpServerResponse response;
+  private final Shape shape;
+  private final long created = System.currentTimeMillis() / 1000;
+  private final List<StringBuilder> texts = new ArrayList<>();
+  private final List<String> finishReasons = new ArrayList<>();
+  private final List<List<TokenLogprob>> logprobs = new ArrayList<>();
+  private boolean started;
+  private boolean ended;
+
+  CompletionResponder(Context context, HttpServerResponse response, Shape shape) {
+    this.context = context;
+    this.response = response;
+    this.shape = shape;
+    ensureChoice(shape.n() - 1);
+  }
+
+  /** The engine's n (from prep_recv for start_generate) wins over the body's; grow to fit it. */
+  private void ensureChoice(int index) {
+    while (texts.size() <= index) {
+      texts.add(new StringBuilder(shape.echoText() == null ? "" : shape.echoText()));
+      finishReasons.add(null);
+      logprobs.add(new ArrayList<>());
+    }
+  }
+
+  /** True once the response is complete or failed; a close after that is not an abort. */
+  boolean ended() {
+    return ended;
+  }
+
+  @Override
+  public void onOutput(GenerationOutput output) {
+    context.runOnContext(v -> handle(output));
+  }
+
+  @Override
+  public void onFailure(Throwable failure) {
+    context.runOnContext(v -> {
+      if (!ended) {
+        ended = true;
+        HttpErrors.send(response, failure);
+      }
+    });
+  }
+
+  private void handle(GenerationOutput output) {
+    if (ended || response.closed()) {
+      return;
+    }
+    if (shape.stream()) {
+      stream(output);
+    } else {
+      aggregate(output);
+    }
+  }
+
+  private void stream(GenerationOutput output) {
+    if (!started) {
+      started = true;
+      response.setChunked(true).putHeader("content-type", "text/event-stream; charset=utf-8")
+          .putHeader("cache-control", "no-cache");
+      if (shape.echoText() != null) {
+        JsonArray echo = new JsonArray();
+        for (int i = 0; i < shape.n(); i++) {
+          echo.add(CompletionJson.choice(i, shape.echoText(), null, null));
+        }
+        send(echo, null);
+      }
+    }
+    JsonArray choices = new JsonArray();
+    for (ChoiceDelta d : output.choices()) {
+      ensureChoice(d.index());
+      JsonObject lp = shape.logprobs() && d.logprobs() != null
+          ? CompletionJson.logprobs(d.logprobs()) : null;
+      choices.add(CompletionJson.choice(d.index(), d.text(),
+          d.finishReason() == null ? null : d.finishReason().wire(), lp));
+    }
+    if (!choices.isEmpty()) {
+      send(choices, null);
+    }
+    if (output.isFinal()) {
+      if (shape.suffix() != null && !shape.suffix().isEmpty()) {
+        JsonArray suffix = new JsonArray();
+        for (int i = 0; i < texts.size(); i++) {
+          suffix.add(CompletionJson.choice(i, shape.suffix(), null, null));
+        }
+        send(suffix, null);
+      }
+      if (shape.includeUsage()) {
+        send(new JsonArray(), CompletionJson.usage(output.usage(), shape.debug()));
+      }
+      ended = true;
+      response.end("data: [DONE]\n\n");
+    }
+  }
+
+  private void send(JsonArray choices, JsonObject usage) {
+    JsonObject chunk = CompletionJson.response(shape.id(), choices, created, shape.model(), usage);
+    response.write("data: " + chunk.encode() + "\n\n");
+  }
+
+  private void aggregate(GenerationOutput output) {
+    for (ChoiceDelta d : output.choices()) {
+      ensureChoice(d.index());
+      texts.get(d.index()).append(d.text());
+      if (d.finishReason() != null && finishReasons.get(d.index()) == null) {
+        finishReasons.set(d.index(), d.finishReason().wire());
+      }
+      if (d.logprobs() != null) {
+        logprobs.get(d.index()).addAll(d.logprobs());
+      }
+    }
+    if (!output.isFinal()) {
+      return;
+    }
+    JsonArray choices = new JsonArray();
+    for (int i = 0; i < texts.size(); i++) {
+      if (shape.suffix() != null) {
+        texts.get(i).append(shape.suffix());
+      }
+      JsonObject lp = shape.logprobs() ? CompletionJson.logprobs(logprobs.get(i)) : null;
+      choices.add(CompletionJson.choice(i, texts.get(i).toString(), finishReasons.get(i), lp));
+    }
+    JsonObject body = CompletionJson.response(shape.id(), choices, created, shape.model(),
+        CompletionJson.usage(output.usage(), shape.debug()));
+    ended = true;
+    started = true;
+    response.putHeader("content-type", "application/json").end(body.encode());
+  }
+}

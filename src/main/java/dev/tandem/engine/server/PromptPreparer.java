@@ -1,0 +1,52 @@
+package dev.tandem.engine.server;
+
+import dev.tandem.api.CompletionRequest;
+import dev.tandem.engine.sched.Engine;
+import dev.tandem.engine.sched.GenerationRequest;
+import dev.tandem.engine.sched.SamplingParams;
+import dev.tandem.tokenizer.TextTokenizer;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.util.concurrent.ThreadLocalRandom;
+
+/** Tokenizes and checks a request's prompt on a worker thread, and maps it to an engine request. */
+final class PromptPreparer {
+  /** A prompt ready for the engine; {@code echoText} is set when the request asked for echo. */
+  record Prepared(int[] ids, String echoText) {}
+
+  private final Vertx vertx;
+  private final Engine engine;
+  private final TextTokenizer tokenizer;
+
+  PromptPreparer(Vertx vertx, Engine engine, TextTokenizer tokenizer) {
+    this.vertx = vertx;
+    this.engine = engine;
+    this.tokenizer = tokenizer;
+  }
+
+  /** Tokens of the prompt, checked against vocabulary and context (400 otherwise). */
+  Future<Prepared> prepare(CompletionRequest request, Integer checkMaxTokens) {
+    return vertx.executeBlocking(() -> {
+      int[] ids = request.prompt().isText() ? tokenizer.encode(request.prompt().text())
+          : request.prompt().tokenIds();
+      if (ids.length == 0) {
+        throw dev.tandem.api.ApiError.invalid("prompt", "Invalid request prompt: it has no tokens");
+      }
+      engine.checkPrompt(ids, checkMaxTokens);
+      String echo = request.echo() ? tokenizer.decode(ids) : null;
+      return new Prepared(ids, echo);
+    }, false);
+  }
+
+  /** Decoded text of ids, off the event loop (echo for start_generate). */
+  Future<String> decode(int[] ids) {
+    return vertx.executeBlocking(() -> tokenizer.decode(ids), false);
+  }
+
+  static GenerationRequest generation(String id, int[] ids, CompletionRequest request) {
+    long seed = request.seed() != null ? request.seed() : ThreadLocalRandom.current().nextLong();
+    SamplingParams sampling = new SamplingParams(request.temperature(), request.topP(), seed,
+        request.maxTokens(), request.logprobs(), request.stop(), request.ignoreEos());
+    return new GenerationRequest(id, ids, request.n(), sampling);
+  }
+}

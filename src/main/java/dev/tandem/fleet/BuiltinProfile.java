@@ -1,0 +1,68 @@
+package dev.tandem.fleet;
+
+import dev.tandem.config.EngineKind;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Tandem's CPU engine: {@code tandem serve} in its own JVM, with the flags MLC's engines get and
+ * {@code --device cpu:S}. The engine exits on its own when the process named by
+ * {@code TANDEM_PARENT_PID} (the router) dies.
+ */
+public final class BuiltinProfile implements EngineProfile {
+  /** The engine watches this process and exits when it is gone. */
+  public static final String PARENT_PID_ENV = "TANDEM_PARENT_PID";
+  public static final String MAIN_CLASS = "dev.tandem.cli.Tandem";
+
+  private final String java;
+  private final List<String> jvmOpts;
+  private final String classpath;
+  private final long parentPid;
+
+  public BuiltinProfile(String java, List<String> jvmOpts, String classpath, long parentPid) {
+    this.java = java;
+    this.jvmOpts = List.copyOf(jvmOpts);
+    this.classpath = classpath;
+    this.parentPid = parentPid;
+  }
+
+  /** The {@code java} of the running JVM, so that engines run on the same runtime. */
+  public static String javaExecutable() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  @Override
+  public EngineKind kind() {
+    return EngineKind.BUILTIN;
+  }
+
+  @Override
+  public String healthPath() {
+    return "/health";
+  }
+
+  @Override
+  public EngineCommand command(EngineLaunch launch) {
+    List<String> argv = new ArrayList<>();
+    argv.add(java);
+    argv.addAll(jvmOpts);
+    // DJL would probe a cloud metadata address and Hazelcast would phone home otherwise.
+    argv.add("-Dai.djl.offline=true");
+    argv.add("-Dhazelcast.phone.home.enabled=false");
+    argv.add("-cp");
+    argv.add(classpath);
+    argv.add(MAIN_CLASS);
+    argv.add("serve");
+    argv.addAll(MlcProfile.serveFlags(launch, device(launch.endpoint().peStart())));
+    Map<String, String> env = new HashMap<>();
+    if (launch.world() != null) {
+      env.put(WorldInit.ENV, launch.world().initConfigJson(launch.endpoint().peStart()));
+    }
+    env.put("DJL_OFFLINE", "true");
+    env.put(PARENT_PID_ENV, Long.toString(parentPid));
+    return new EngineCommand(argv, env);
+  }
+}

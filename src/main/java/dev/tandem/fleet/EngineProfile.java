@@ -1,0 +1,36 @@
+package dev.tandem.fleet;
+
+import dev.tandem.config.EngineKind;
+import dev.tandem.config.RouterConfig;
+
+/** Which program an engine is and how to talk to it about its health. */
+public interface EngineProfile {
+
+  /** {@code builtin} or {@code mlc}. */
+  EngineKind kind();
+
+  /** The argv and added environment of one engine. */
+  EngineCommand command(EngineLaunch launch);
+
+  /** The device string engine {@code peStart} gets, e.g. {@code cuda:2} or {@code cpu:2}. */
+  default String device(int peStart) {
+    return kind().deviceType() + ":" + peStart;
+  }
+
+  /** Polled until it answers 200 after a start (MLC's readiness probe). */
+  default String readinessPath() {
+    return "/v1/models";
+  }
+
+  /** Polled while the engine runs. MLC engines have no {@code /health}, so they get /v1/models. */
+  String healthPath();
+
+  /** The profile for a router configuration. */
+  static EngineProfile of(RouterConfig config) {
+    return switch (config.getEngine()) {
+      case MLC -> new MlcProfile(config.getPython(), MlcProfile.parentDeathWrapper());
+      case BUILTIN -> new BuiltinProfile(BuiltinProfile.javaExecutable(), config.getEngineJvmOpts(),
+          TandemClasspath.resolve(), ProcessHandle.current().pid());
+    };
+  }
+}

@@ -1,0 +1,36 @@
+package dev.tandem.fleet;
+
+import dev.tandem.config.EndpointConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * Everything one {@link EngineVerticle} needs, fixed for its lifetime: restarts reuse the same
+ * command and environment, so a restarted engine rejoins the same world.
+ *
+ * @param device the device string the engine was given ({@code cpu:1}, {@code cuda:1})
+ * @param readinessPath polled after a start until it answers 200
+ * @param healthPath polled while the engine runs
+ * @param startupTimeout how long a start (or restart) may take to become ready
+ * @param stopGrace time between SIGTERM and SIGKILL
+ */
+public record EngineSpec(EndpointConfig endpoint, String device, EngineCommand command,
+    String readinessPath, String healthPath, Path logFile, Duration startupTimeout,
+    Duration stopGrace, HealthPolicy health, RestartPolicy restart) {
+
+  /** The spec for one endpoint of a fleet, with the command built by {@code profile}. */
+  public static EngineSpec of(EngineProfile profile, EngineLaunch launch, Path logDir,
+      dev.tandem.config.RouterConfig config) {
+    EndpointConfig endpoint = launch.endpoint();
+    return new EngineSpec(endpoint, profile.device(endpoint.peStart()), profile.command(launch),
+        profile.readinessPath(), profile.healthPath(),
+        logDir.resolve("engine-" + endpoint.id() + ".log"), config.getStartupTimeout(),
+        config.getStopGrace(), HealthPolicy.of(config), RestartPolicy.of(config));
+  }
+
+  /** {@code engine 1 (decode, 127.0.0.1:8081, cpu:1)}, for logs and error messages. */
+  public String describe() {
+    String base = endpoint.describe();
+    return base.substring(0, base.length() - 1) + ", " + device + ")";
+  }
+}

@@ -1,0 +1,35 @@
+package dev.tandem.fleet;
+
+import dev.tandem.config.RouterConfig;
+import java.time.Duration;
+
+/**
+ * When to restart a dead or unresponsive engine: after {@code backoff}, doubling with every
+ * consecutive restart up to {@code maxBackoff}; after {@code limit} consecutive restarts the engine
+ * is given up (FAILED). Restarts count as consecutive until the engine has stayed READY for
+ * {@code maxBackoff}, so a crash loop backs off while a rare crash restarts quickly.
+ */
+public record RestartPolicy(Duration backoff, Duration maxBackoff, int limit) {
+
+  public static RestartPolicy of(RouterConfig config) {
+    return new RestartPolicy(config.getRestartBackoff(), config.getRestartBackoffMax(),
+        config.getRestartLimit());
+  }
+
+  /** Delay before consecutive restart number {@code attempt} (1 for the first). */
+  public Duration delay(int attempt) {
+    int doublings = Math.min(Math.max(attempt - 1, 0), 30);
+    long millis = backoff.toMillis() << doublings;
+    return millis <= 0 || millis > maxBackoff.toMillis() ? maxBackoff : Duration.ofMillis(millis);
+  }
+
+  /** Whether restart number {@code attempt} is still allowed. */
+  public boolean allows(int attempt) {
+    return attempt <= limit;
+  }
+
+  /** Whether a READY period this long ends a run of consecutive restarts. */
+  public boolean isStable(Duration readyFor) {
+    return readyFor.compareTo(maxBackoff) >= 0;
+  }
+}

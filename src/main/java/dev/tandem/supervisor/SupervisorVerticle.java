@@ -1,0 +1,217 @@
+package dev.tandem.supervisor;
+
+import dev.tandem.config.ConfigValidator;
+import dev.tandem.config.EndpointConfig;
+import dev.tandem.config.RouterConfig;
+import dev.tandem.fleet.Addresses;
+import dev.tandem.fleet.EngineLaunch;
+import dev.tandem.fleet.EngineProfile;
+import dev.tandem.fleet.EngineSpec;
+import dev.tandem.fleet.EngineVerticle;
+import dev.tandem.tokenizer.TextTokenizer;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * MLC's {@code Router.__init__}, done properly. {@link #start()}, in the seed's order: validate the
+ * configuration; form the KV world (builtin: a world root here; mlc: an NVSHMEM uid; round-robin:
+ * none); deploy one {@link EngineVerticle} per endpoint, all at once, and wait for all of them
+ * with a deadline (a world forms only when every member has joined); load the tokenizer; deploy
+ * the router verticle ({@link RouterVerticleFactory}). Any failure stops whatever was started and
+ * fails the start with the failing engine's message. Undeploying stops everything.
+ *
+ * <p>Answers {@link Addresses#FLEET_QUERY} with {@code {"engines": [status, ...]}}, the latest
+ * status each engine published on {@link Addresses#ENGINE_STATUS}.
+ *
+ * <p>Deployable from the Vert.x launcher with the JSON configuration as verticle config:
+ * {@code java -cp tandem.jar io.vertx.launcher.application.VertxApplication
+ * dev.tandem.supervisor.SupervisorVerticle -conf conf/router.json}.
+ */
+public final class SupervisorVerticle extends VerticleBase {
+  private static final Logger LOG = LoggerFactory.getLogger(SupervisorVerticle.class);
+  /** Beyond the engines' own start-up deadline, for a start that hangs before the engines' timers. */
+  private static final Duration DEADLINE_MARGIN = Duration.ofSeconds(10);
+
+  private final RouterConfig given;
+  private final RouterVerticleFactory givenFactory;
+  private final TokenizerLoader tokenizerLoader;
+  private final EngineProfile givenProfile;
+  private final FleetView fleet = new FleetView();
+  private RouterConfig config;
+  private FleetWorld world;
+  private TextTokenizer tokenizer;
+  private final List<String> engineDeployments = new ArrayList<>();
+  private String routerDeployment;
+  private Future<Void> stopping;
+
+  /** For the Vert.x launcher: the configuration comes from {@code config()} (the -conf JSON). */
+  public SupervisorVerticle() {
+    this(null, null, TokenizerLoader.djl(), null);
+  }
+
+  public SupervisorVerticle(RouterConfig config) {
+    this(config, null, TokenizerLoader.djl(), null);
+  }
+
+  /**
+   * @param config the configuration, or null to read {@code config()}
+   * @param routerFactory the router to deploy, or null to {@link RouterVerticleFactory#resolve}
+   * @param tokenizerLoader how to load the model folder's tokenizer
+   * @param profile how engines are launched, or null for {@link EngineProfile#of} the config
+   *     (tests pass a fault-injecting one)
+   */
+  public SupervisorVerticle(RouterConfig config, RouterVerticleFactory routerFactory,
+      TokenizerLoader tokenizerLoader, EngineProfile profile) {
+    this.given = config == null ? null : new RouterConfig(config);
+    this.givenFactory = routerFactory;
+    this.tokenizerLoader = tokenizerLoader;
+    this.givenProfile = profile;
+  }
+
+  @Override
+  public Future<?> start() {
+    long began = System.nanoTime();
+    return configure()
+        .compose(v -> formWorld())
+        .compose(v -> startEngines())
+        .compose(v -> loadTokenizer())
+        .compose(v -> deployRouter())
+        .onSuccess(v -> LOG.info("fleet of {} engine(s) up and router on http://{}:{} after {} s",
+            engineDeployments.size(), config.getRouterHost(), config.getRouterPort(),
+            seconds(began)))
+        .recover(err -> tearDown().transform(v -> Future.failedFuture(err)));
+  }
+
+  @Override
+  public Future<?> stop() {
+    return tearDown();
+  }
+
+  private Future<Void> configure() {
+    try {
+      config = given != null ? given : RouterConfig.fromJson(config());
+      ConfigValidator.validate(config);
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
+    vertx.eventBus().<JsonObject>consumer(Addresses.ENGINE_STATUS, msg -> fleet.update(msg.body()));
+    vertx.eventBus().consumer(Addresses.FLEET_QUERY, msg -> msg.reply(fleet.toJson()
+        .put("mode", config.getRouterMode().wireName()).put("engine", config.getEngine().wireName())));
+    // File system and port checks block: off the event loop.
+    return vertx.executeBlocking(() -> {
+      ConfigValidator.checkEnvironment(config);
+      return null;
+    });
+  }
+
+  private Future<Void> formWorld() {
+    return vertx.executeBlocking(() -> FleetWorld.form(config)).map(formed -> {
+      world = formed;
+      if (formed.init() != null) {
+        LOG.info("world formed for {} PE(s)", formed.init().npes());
+      }
+      return null;
+    });
+  }
+
+  private Future<Void> startEngines() {
+    EngineProfile profile = givenProfile != null ? givenProfile : EngineProfile.of(config);
+    Path logDir = Path.of(config.getLogDir());
+    List<EngineVerticle> engines = new ArrayList<>();
+    for (EndpointConfig endpoint : config.endpoints()) {
+      EngineLaunch launch = new EngineLaunch(config.getModel(), config.getModelLib(), endpoint,
+          config.isEnablePrefixCache(), config.getEngineOverrides(),
+          world == null ? null : world.init());
+      engines.add(new EngineVerticle(EngineSpec.of(profile, launch, logDir, config)));
+    }
+    LOG.info("starting {} {} engine(s) in {} mode, logs in {}", engines.size(),
+        config.getEngine().wireName(), config.getRouterMode().wireName(), logDir.toAbsolutePath());
+    List<Future<String>> deployments = engines.stream().map(vertx::deployVerticle).toList();
+    long deadline = vertx.setTimer(config.getStartupTimeout().plus(DEADLINE_MARGIN).toMillis(),
+        id -> engines.forEach(e -> e.abort("the fleet's start-up deadline passed")));
+    return Future.all(deployments).transform(all -> {
+      vertx.cancelTimer(deadline);
+      if (all.failed()) {
+        // One engine failed: the others would wait for a world that cannot form. Stop them now.
+        for (int i = 0; i < engines.size(); i++) {
+          if (!deployments.get(i).failed()) {
+            engines.get(i).abort("another engine of the fleet failed to start");
+          }
+        }
+      }
+      return Future.join(deployments).transform(joined -> {
+        deployments.stream().filter(Future::succeeded).forEach(d -> engineDeployments.add(d.result()));
+        return all.failed() ? Future.failedFuture(all.cause()) : Future.<Void>succeededFuture();
+      });
+    });
+  }
+
+  private Future<Void> loadTokenizer() {
+    Path model = Path.of(config.getModel());
+    return vertx.executeBlocking(() -> tokenizerLoader.load(model))
+        .recover(err -> Future.failedFuture(new IllegalStateException("cannot load the tokenizer of "
+            + model.toAbsolutePath() + ": " + err.getMessage(), err)))
+        .map(loaded -> {
+          tokenizer = loaded;
+          return null;
+        });
+  }
+
+  private Future<Void> deployRouter() {
+    RouterVerticleFactory factory;
+    try {
+      factory = givenFactory != null ? givenFactory : RouterVerticleFactory.resolve(config);
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
+    RouterConfig routerConfig = new RouterConfig(config);
+    return vertx.deployVerticle(() -> factory.create(routerConfig, tokenizer),
+            factory.deploymentOptions(routerConfig))
+        .map(id -> {
+          routerDeployment = id;
+          return null;
+        });
+  }
+
+  /** Router first (no new requests), then every engine at once, then the world and tokenizer. */
+  private Future<Void> tearDown() {
+    if (stopping != null) {
+      return stopping;
+    }
+    Future<Void> routerGone = routerDeployment == null ? Future.succeededFuture()
+        : undeploy(routerDeployment);
+    stopping = routerGone
+        .compose(v -> Future.join(engineDeployments.stream().map(this::undeploy).toList()))
+        .transform(v -> vertx.executeBlocking(() -> {
+          if (world != null) {
+            world.close();
+          }
+          if (tokenizer != null) {
+            tokenizer.close();
+          }
+          return null;
+        }))
+        .mapEmpty();
+    return stopping;
+  }
+
+  /** Undeploys a child; one that Vert.x already undeployed along with this verticle is no error. */
+  private Future<Void> undeploy(String deploymentId) {
+    return vertx.undeploy(deploymentId).recover(err -> {
+      LOG.debug("undeploy {}: {}", deploymentId, err.toString());
+      return Future.succeededFuture();
+    });
+  }
+
+  private static String seconds(long sinceNanos) {
+    return String.format(Locale.ROOT, "%.1f", (System.nanoTime() - sinceNanos) / 1e9);
+  }
+}

@@ -1,0 +1,102 @@
+package dev.tandem.tokenizer;
+
+import ai.djl.huggingface.tokenizers.Encoding;
+import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * {@link TextTokenizer} over a model folder's {@code tokenizer.json}, run by the Hugging Face
+ * tokenizers library through DJL: truncation and padding off (DJL's defaults would cut input at
+ * 512 tokens), no special tokens added, special tokens skipped when decoding.
+ */
+public final class DjlTokenizer implements TextTokenizer {
+  public static final String FILE_NAME = "tokenizer.json";
+
+  static {
+    // DJL probes a cloud metadata address unless told it is offline before first use.
+    if (System.getProperty("ai.djl.offline") == null) {
+      System.setProperty("ai.djl.offline", "true");
+    }
+  }
+
+  private final HuggingFaceTokenizer tokenizer;
+  private final int vocabSize;
+
+  private DjlTokenizer(HuggingFaceTokenizer tokenizer, int vocabSize) {
+    this.tokenizer = tokenizer;
+    this.vocabSize = vocabSize;
+  }
+
+  /** Loads {@code modelDir/tokenizer.json}; slow (native library, parsing): call off event loops. */
+  public static DjlTokenizer load(Path modelDir) throws IOException {
+    Path file = modelDir.resolve(FILE_NAME);
+    if (!Files.isRegularFile(file)) {
+      throw new IOException(file + ": missing (the model folder needs a Hugging Face tokenizer.json)");
+    }
+    int vocab = countVocab(file);
+    HuggingFaceTokenizer t = HuggingFaceTokenizer.builder().optTokenizerPath(file)
+        .optTruncation(false).optPadding(false).optAddSpecialTokens(false).build();
+    return new DjlTokenizer(t, vocab);
+  }
+
+  /** Highest id in the BPE vocabulary or among the added tokens, plus one. */
+  private static int countVocab(Path file) throws IOException {
+    try {
+      JsonObject json = new JsonObject(Files.readString(file, StandardCharsets.UTF_8));
+      int max = -1;
+      JsonObject model = json.getJsonObject("model");
+      JsonObject vocab = model == null ? null : model.getJsonObject("vocab");
+      if (vocab != null) {
+        for (Map.Entry<String, Object> e : vocab) {
+          max = Math.max(max, ((Number) e.getValue()).intValue());
+        }
+      }
+      JsonArray added = json.getJsonArray("added_tokens");
+      if (added != null) {
+        for (int i = 0; i < added.size(); i++) {
+          max = Math.max(max, added.getJsonObject(i).getInteger("id"));
+        }
+      }
+      return max + 1;
+    } catch (DecodeException | ClassCastException | NullPointerException e) {
+      throw new IOException(file + ": not a valid tokenizer.json: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public int[] encode(String text) {
+    Encoding enc = tokenizer.encode(text, false, false);
+    long[] ids = enc.getIds();
+    int[] out = new int[ids.length];
+    for (int i = 0; i < ids.length; i++) {
+      out[i] = (int) ids[i];
+    }
+    return out;
+  }
+
+  @Override
+  public String decode(int[] ids) {
+    long[] l = new long[ids.length];
+    for (int i = 0; i < ids.length; i++) {
+      l[i] = ids[i];
+    }
+    return tokenizer.decode(l, true);
+  }
+
+  @Override
+  public int vocabSize() {
+    return vocabSize;
+  }
+
+  @Override
+  public void close() {
+    tokenizer.close();
+  }
+}

@@ -1,0 +1,171 @@
+package dev.tandem.engine.model;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A token's K/V rows and logits are bit-identical (compared as raw float bits) whether it is
+ * computed alone one token per step, in a batch with other sequences, under any prefill chunking,
+ * at any slots, and on any number of threads.
+ */
+class BatchInvarianceTest {
+  @TempDir
+  static Path dir;
+  static LlamaModel twoThreads;
+  static LlamaModel oneThread;
+  static int[][] prompts;
+  static Expected[] expected;
+
+  /** Per position of one sequence: logits (when the position ends a step) and K/V rows per layer. */
+  record Expected(int[][] logitBits, int[][][] keyBits, int[][][] valueBits) {}
+
+  @BeforeAll
+  static void setUp() throws Exception {
+    RandomModelWriter.write(dir, ModelPreset.TINY.config(), 21, SafetensorsDtype.F32);
+    TestModels.rewriteScaled(dir, 10f); // sharper attention: differences would show
+    twoThreads = LlamaModel.load(dir, 2);
+    oneThread = LlamaModel.load(dir, 1);
+    Random r = new Random(4);
+    int[] lengths = {61, 130, 23, 9};
+    prompts = new int[lengths.length][];
+    for (int s = 0; s < lengths.length; s++) {
+      prompts[s] = r.ints(lengths[s], 0, 1024).toArray();
+    }
+    prompts[2] = java.util.Arrays.copyOf(prompts[0], 23); // shares a prefix with sequence 0
+    expected = new Expected[prompts.length];
+    for (int s = 0; s < prompts.length; s++) {
+      expected[s] = runAlone(oneThread, prompts[s]);
+    }
+  }
+
+  @AfterAll
+  static void tearDown() {
+    twoThreads.close();
+    oneThread.close();
+  }
+
+  /** Reference: the sequence alone, one token per step, logits at every position. */
+  private static Expected runAlone(LlamaModel m, int[] prompt) {
+    int n = prompt.length;
+    ArrayKvStore kv = new ArrayKvStore(m.config(), n);
+    int[] slots = new int[n];
+    for (int i = 0; i < n; i++) {
+      slots[i] = i;
+    }
+    int[][] logits = new int[n][];
+    for (int p = 0; p < n; p++) {
+      logits[p] = bits(m.forward(List.of(new ForwardChunk(new int[] {prompt[p]}, p, slots, true)), kv)[0]);
+    }
+    return new Expected(logits, rows(kv, slots, n, true), rows(kv, slots, n, false));
+  }
+
+  /**
+   * All sequences advance together: each step holds the next chunk of every unfinished sequence
+   * ({@code chunkSizes[s]} tokens), at slots scattered by {@code slotSeed}; checks every result.
+   */
+  private static void runBatched(LlamaModel m, int[] seqs, int[] chunkSizes, long slotSeed) {
+    int total = 0;
+    for (int s : seqs) {
+      total += prompts[s].length;
+    }
+    List<Integer> free = new ArrayList<>();
+    for (int i = 0; i < total + 37; i++) {
+      free.add(i);
+    }
+    java.util.Collections.shuffle(free, new Random(slotSeed));
+    ArrayKvStore kv = new ArrayKvStore(m.config(), total + 37);
+    int[][] slots = new int[seqs.length][];
+    int at = 0;
+    for (int i = 0; i < seqs.length; i++) {
+      slots[i] = new int[prompts[seqs[i]].length];
+      for (int p = 0; p < slots[i].length; p++) {
+        slots[i][p] = free.get(at++);
+      }
+    }
+    int[] done = new int[seqs.length];
+    boolean more = true;
+    while (more) {
+      List<ForwardChunk> chunks = new ArrayList<>();
+      List<Integer> owners = new ArrayList<>();
+      for (int i = 0; i < seqs.length; i++) {
+        int[] prompt = prompts[seqs[i]];
+        if (done[i] < prompt.length) {
+          int len = Math.min(chunkSizes[i], prompt.length - done[i]);
+          chunks.add(new ForwardChunk(java.util.Arrays.copyOfRange(prompt, done[i], done[i] + len), done[i],
+              slots[i], true));
+          owners.add(i);
+        }
+      }
+      float[][] out = m.forward(chunks, kv);
+      for (int c = 0; c < chunks.size(); c++) {
+        int i = owners.get(c);
+        int lastPos = done[i] + chunks.get(c).tokens().length - 1;
+        int[] want = expected[seqs[i]].logitBits()[lastPos];
+        if (!java.util.Arrays.equals(want, bits(out[c]))) {
+          fail("logits of sequence " + seqs[i] + " at position " + lastPos + " differ");
+        }
+        done[i] = lastPos + 1;
+      }
+      more = owners.size() > 0 && java.util.stream.IntStream.range(0, seqs.length)
+          .anyMatch(i -> done[i] < prompts[seqs[i]].length);
+    }
+    for (int i = 0; i < seqs.length; i++) {
+      int n = prompts[seqs[i]].length;
+      assertTrue(java.util.Arrays.deepEquals(expected[seqs[i]].keyBits(), rows(kv, slots[i], n, true)),
+          "keys of sequence " + seqs[i]);
+      assertTrue(java.util.Arrays.deepEquals(expected[seqs[i]].valueBits(), rows(kv, slots[i], n, false)),
+          "values of sequence " + seqs[i]);
+    }
+  }
+
+  @Test
+  void eachChunkSizeAloneMatchesTokenByToken() {
+    for (int size : new int[] {1, 7, 16, 512}) {
+      for (int s = 0; s < prompts.length; s++) {
+        runBatched(twoThreads, new int[] {s}, new int[] {size}, size * 31L + s);
+      }
+    }
+  }
+
+  @Test
+  void batchedWithOtherSequencesMatches() {
+    for (int size : new int[] {1, 7, 16, 512}) {
+      runBatched(twoThreads, new int[] {0, 1, 2, 3}, new int[] {size, size, size, size}, size);
+    }
+  }
+
+  @Test
+  void mixedChunkSizesInOneBatchAndOneThreadMatch() {
+    runBatched(twoThreads, new int[] {1, 0, 3, 2}, new int[] {16, 7, 1, 512}, 99);
+    runBatched(oneThread, new int[] {3, 1, 0}, new int[] {5, 33, 2}, 7);
+  }
+
+  private static int[] bits(float[] v) {
+    int[] b = new int[v.length];
+    for (int i = 0; i < v.length; i++) {
+      b[i] = Float.floatToRawIntBits(v[i]);
+    }
+    return b;
+  }
+
+  private static int[][][] rows(ArrayKvStore kv, int[] slots, int n, boolean keys) {
+    int d = kv.kvDim();
+    int[][][] out = new int[kv.numLayers()][n][];
+    for (int l = 0; l < kv.numLayers(); l++) {
+      float[] a = keys ? kv.keys(l) : kv.values(l);
+      for (int p = 0; p < n; p++) {
+        out[l][p] = bits(java.util.Arrays.copyOfRange(a, slots[p] * d, (slots[p] + 1) * d));
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,117 @@
+package dev.tandem.supervisor;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** Helpers of the process tests: the tandem jar, the tiny model, and /proc views of processes. */
+final class ProcessTools {
+  private ProcessTools() {}
+
+  static Path tandemJar() {
+    String jar = System.getProperty("tandem.jar", "target/tandem.jar");
+    Path path = Path.of(jar).toAbsolutePath();
+    if (!Files.isRegularFile(path)) {
+      throw new IllegalStateException(path + " is missing: run mvn package first");
+    }
+    return path;
+  }
+
+  /** The java command that runs the tandem jar offline, as child JVMs must be run. */
+  static List<String> java(String... jvmOpts) {
+    List<String> cmd = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    cmd.addAll(List.of(jvmOpts));
+    cmd.addAll(List.of("-Dai.djl.offline=true", "-Dhazelcast.phone.home.enabled=false",
+        "-jar", tandemJar().toString()));
+    return cmd;
+  }
+
+  /** {@code tandem make-model DIR --preset tiny}. */
+  static Path makeTinyModel(Path dir) throws IOException, InterruptedException {
+    Path model = dir.resolve("tiny");
+    List<String> cmd = java("-Xmx256m");
+    cmd.addAll(List.of("make-model", model.toString(), "--preset", "tiny"));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IllegalStateException("make-model failed: " + out);
+    }
+    return model;
+  }
+
+  /** Live processes whose command line contains {@code marker} (e.g. a test's unique model path). */
+  static List<Long> processesMentioning(String marker) {
+    List<Long> pids = new ArrayList<>();
+    ProcessHandle.allProcesses().forEach(p -> {
+      if (p.pid() != ProcessHandle.current().pid() && cmdline(p.pid()).contains(marker)) {
+        pids.add(p.pid());
+      }
+    });
+    return pids;
+  }
+
+  /** The command line of a process as one space-separated string ("" when gone). */
+  static String cmdline(long pid) {
+    try {
+      return new String(Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline")),
+          StandardCharsets.UTF_8).replace('\0', ' ').trim();
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  /** The environment a process was started with. */
+  static Map<String, String> environ(long pid) throws IOException {
+    Map<String, String> env = new HashMap<>();
+    String raw = new String(Files.readAllBytes(Path.of("/proc", Long.toString(pid), "environ")),
+        StandardCharsets.UTF_8);
+    for (String entry : raw.split("\0")) {
+      int eq = entry.indexOf('=');
+      if (eq > 0) {
+        env.put(entry.substring(0, eq), entry.substring(eq + 1));
+      }
+    }
+    return env;
+  }
+
+  /** Waits until none of {@code pids} is alive; returns those still alive after {@code millis}. */
+  static List<Long> awaitGone(List<Long> pids, long millis) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    List<Long> alive;
+    do {
+      alive = pids.stream().filter(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive)
+          .orElse(false)).toList();
+      if (alive.isEmpty()) {
+        return alive;
+      }
+      Thread.sleep(50);
+    } while (System.nanoTime() < deadline);
+    return alive;
+  }
+
+  static int[] freePorts(int n) throws IOException {
+    int[] ports = new int[n];
+    List<ServerSocket> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < n; i++) {
+        ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        held.add(s);
+        ports[i] = s.getLocalPort();
+      }
+    } finally {
+      for (ServerSocket s : held) {
+        s.close();
+      }
+    }
+    return ports;
+  }
+}

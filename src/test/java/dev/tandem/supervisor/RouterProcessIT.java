@@ -1,0 +1,142 @@
+package dev.tandem.supervisor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code tandem router} as its own process: SIGTERM, kill -9 and a failed start-up leave no engine. */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class RouterProcessIT {
+  private static final long STOP_GRACE_MS = 3000;
+  @TempDir static Path shared;
+  private static Path tinyModel;
+  @TempDir Path dir;
+  private Process router;
+
+  @BeforeAll
+  static void tinyModel() throws Exception {
+    tinyModel = ProcessTools.makeTinyModel(shared);
+  }
+
+  @AfterEach
+  void killLeftovers() throws InterruptedException {
+    if (router != null) {
+      router.destroyForcibly();
+    }
+    for (long pid : ProcessTools.processesMentioning(dir.toString())) {
+      ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+    }
+  }
+
+  /** A private copy of the model, so that engines of this test are found by their command line. */
+  private Path model() throws IOException {
+    Path copy = Files.createDirectories(dir.resolve("model"));
+    try (var files = Files.list(tinyModel)) {
+      for (Path f : files.toList()) {
+        Files.copy(f, copy.resolve(f.getFileName()));
+      }
+    }
+    return copy;
+  }
+
+  private Process startRouter(Path model, int routerPort, int... enginePorts) throws IOException {
+    List<String> cmd = ProcessTools.java("-Xmx256m");
+    cmd.addAll(List.of("router", model.toString(), "--router-port", Integer.toString(routerPort),
+        "--log-dir", dir.resolve("logs").toString(), "--engine-jvm-opts=-Xmx256m",
+        "--health-interval", "0.5", "--stop-grace", STOP_GRACE_MS + "ms", "--endpoint-ports"));
+    for (int p : enginePorts) {
+      cmd.add(Integer.toString(p));
+    }
+    router = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(dir.resolve("router.out").toFile()).start();
+    return router;
+  }
+
+  private List<Long> awaitFleet(int routerPort, int engines) throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    HttpRequest fleet = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + routerPort + "/fleet"))
+        .timeout(Duration.ofSeconds(2)).build();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (System.nanoTime() < deadline && router.isAlive()) {
+      try {
+        HttpResponse<String> r = http.send(fleet, HttpResponse.BodyHandlers.ofString());
+        JsonArray list = new JsonObject(r.body()).getJsonArray("engines");
+        List<Long> pids = new ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+          assertEquals("READY", list.getJsonObject(i).getString("state"));
+          pids.add(list.getJsonObject(i).getLong("pid"));
+        }
+        assertEquals(engines, pids.size());
+        return pids;
+      } catch (IOException notYet) {
+        Thread.sleep(200);
+      }
+    }
+    throw new AssertionError("router not serving /fleet; output:\n" + output());
+  }
+
+  @Test
+  void sigtermStopsEveryEngineWithinTheGracePeriod() throws Exception {
+    int[] ports = ProcessTools.freePorts(4);
+    startRouter(model(), ports[3], ports[0], ports[1], ports[2]);
+    List<Long> engines = awaitFleet(ports[3], 3);
+    assertEquals(engines.size(), ProcessTools.processesMentioning(dir.toString()).size() - 1,
+        "the router and its three engines");
+    long t0 = System.nanoTime();
+    router.destroy(); // SIGTERM
+    assertTrue(router.waitFor(STOP_GRACE_MS + 10_000, TimeUnit.MILLISECONDS), "router exited");
+    assertEquals(List.of(), ProcessTools.awaitGone(engines, 0), "engines left after the router exited");
+    long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+    assertTrue(ms < STOP_GRACE_MS + 5000, "stopped in " + ms + " ms");
+    assertEquals(List.of(), ProcessTools.processesMentioning(dir.toString()));
+    assertTrue(output().contains("STOPPED"), output());
+  }
+
+  @Test
+  void kill9OfTheRouterTakesEveryEngineDownWithinFiveSeconds() throws Exception {
+    int[] ports = ProcessTools.freePorts(4);
+    startRouter(model(), ports[3], ports[0], ports[1], ports[2]);
+    List<Long> engines = awaitFleet(ports[3], 3);
+    router.destroyForcibly(); // SIGKILL: no shutdown hook runs
+    assertTrue(router.waitFor(5, TimeUnit.SECONDS));
+    assertEquals(List.of(), ProcessTools.awaitGone(engines, 5000), "engines alive 5 s after kill -9");
+  }
+
+  @Test
+  void brokenModelExitsNonZeroNamingTheEngineAndLeavesNoProcess() throws Exception {
+    Path broken = Files.createDirectories(dir.resolve("broken"));
+    Files.copy(tinyModel.resolve("tokenizer.json"), broken.resolve("tokenizer.json"));
+    int[] ports = ProcessTools.freePorts(3);
+    startRouter(broken, ports[2], ports[0], ports[1]);
+    assertTrue(router.waitFor(120, TimeUnit.SECONDS), "router gave up");
+    String out = output();
+    assertEquals(1, router.exitValue(), out);
+    assertTrue(out.matches("(?s).*tandem router: start-up failed: engine \\d \\((prefill|decode),"
+        + " 127\\.0\\.0\\.1:\\d+, cpu:\\d\\) exited with code [1-9]\\d* before it was ready.*last"
+        + " lines:\n  \\| .*"), out);
+    assertEquals(List.of(), ProcessTools.processesMentioning(dir.toString()), "no process left");
+  }
+
+  private String output() throws IOException {
+    return Files.readString(dir.resolve("router.out"), StandardCharsets.UTF_8);
+  }
+}

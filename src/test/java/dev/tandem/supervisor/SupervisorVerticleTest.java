@@ -1,0 +1,186 @@
+package dev.tandem.supervisor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.config.EngineKind;
+import dev.tandem.config.RouterConfig;
+import dev.tandem.config.RouterMode;
+import dev.tandem.fleet.Addresses;
+import dev.tandem.fleet.BuiltinProfile;
+import dev.tandem.fleet.EngineCommand;
+import dev.tandem.fleet.EngineLaunch;
+import dev.tandem.fleet.EngineProfile;
+import dev.tandem.fleet.FakeEngine;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.junit5.VertxExtension;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Supervisor orchestration against {@link FakeEngine} processes launched by a fault-injecting
+ * profile: what real engines cannot be made to do on demand (one engine dying while the others
+ * wait). The real fleet is covered by FleetIT.
+ */
+@ExtendWith(VertxExtension.class)
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class SupervisorVerticleTest {
+  @TempDir Path dir;
+  private RouterConfig config;
+
+  @BeforeEach
+  void config() throws IOException {
+    Path model = Files.createDirectories(dir.resolve("model"));
+    Files.writeString(model.resolve("tokenizer.json"), "{}");
+    int[] ports = ProcessTools.freePorts(4);
+    config = new RouterConfig().setModel(model.toString()).setRouterMode(RouterMode.ROUND_ROBIN)
+        .setRouterPort(ports[3]).setEndpointPorts(List.of(ports[0], ports[1], ports[2]))
+        .setLogDir(dir.resolve("logs").toString()).setStartupTimeout(Duration.ofSeconds(30))
+        .setHealthInterval(Duration.ofMillis(300)).setStopGrace(Duration.ofSeconds(2));
+  }
+
+  @Test
+  void oneEngineFailingStopsTheOthersAtOnceAndNamesTheEngine(Vertx vertx) throws Exception {
+    // Engines 0 and 2 would take a minute (as engines waiting for a world that cannot form).
+    FakeProfile profile = new FakeProfile(id -> id == 1
+        ? List.of("--say", "error: model.safetensors truncated", "--ready-after-ms", "60000",
+            "--exit-after-ms", "1500", "--exit-code", "4")
+        : List.of("--ready-after-ms", "60000"));
+    long t0 = System.nanoTime();
+    Throwable failure = awaitFailure(vertx.deployVerticle(
+        new SupervisorVerticle(config, null, noTokenizer(), profile)));
+    long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+    String message = failure.getMessage();
+    assertTrue(message.startsWith("engine 1 (both, 127.0.0.1:" + config.getEndpointPorts().get(1)
+        + ", cpu:1) exited with code 4 before it was ready"), message);
+    assertTrue(message.contains("  | error: model.safetensors truncated"), message);
+    assertTrue(ms < 15_000, "failed fast, not at the deadline: " + ms + " ms");
+    for (long pid : pidsFromLogs()) {
+      assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false),
+          "engine process " + pid + " left behind");
+    }
+  }
+
+  @Test
+  void fleetIsServedByTheStandInRouterAndUndeployStopsEveryEngine(Vertx vertx) throws Exception {
+    List<JsonObject> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+    vertx.eventBus().<JsonObject>consumer(Addresses.ENGINE_STATUS, m -> events.add(m.body()));
+    String id = await(vertx.deployVerticle(new SupervisorVerticle(config, null, noTokenizer(),
+        new FakeProfile(i -> List.of()))));
+    WebClient http = WebClient.create(vertx);
+    int port = config.getRouterPort();
+    assertEquals(200, await(http.get(port, "127.0.0.1", "/health").send()).statusCode());
+    JsonObject models = await(http.get(port, "127.0.0.1", "/v1/models").send()).bodyAsJsonObject();
+    assertEquals(config.getModel(), models.getJsonArray("data").getJsonObject(0).getString("id"));
+    JsonArray engines = await(http.get(port, "127.0.0.1", "/fleet").send()).bodyAsJsonObject()
+        .getJsonArray("engines");
+    assertEquals(3, engines.size());
+    List<Long> pids = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      JsonObject engine = engines.getJsonObject(i);
+      assertEquals(i, engine.getInteger("id"));
+      assertEquals("READY", engine.getString("state"));
+      assertEquals("BOTH", engine.getString("role"));
+      assertEquals(i, engine.getInteger("peStart"));
+      pids.add(engine.getLong("pid"));
+    }
+    JsonObject viaBus = await(vertx.eventBus().<JsonObject>request(Addresses.FLEET_QUERY, "")).body();
+    assertEquals("round-robin", viaBus.getString("mode"));
+    assertEquals(3, viaBus.getJsonArray("engines").size());
+
+    await(vertx.undeploy(id));
+    for (long pid : pids) {
+      assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "pid " + pid);
+    }
+    assertEquals(3, events.stream().filter(e -> "STOPPED".equals(e.getString("state"))).count());
+    Throwable closed = awaitFailure(http.get(port, "127.0.0.1", "/health").send());
+    assertTrue(closed.getMessage().contains("Connection refused"), "router closed: " + closed);
+  }
+
+  /** FAKE: launches {@link FakeEngine} with per-engine arguments in place of a real engine. */
+  private static final class FakeProfile implements EngineProfile {
+    private final IntFunction<List<String>> fakeArgs;
+
+    FakeProfile(IntFunction<List<String>> fakeArgs) {
+      this.fakeArgs = fakeArgs;
+    }
+
+    @Override
+    public EngineKind kind() {
+      return EngineKind.BUILTIN;
+    }
+
+    @Override
+    public String healthPath() {
+      return "/health";
+    }
+
+    @Override
+    public EngineCommand command(EngineLaunch launch) {
+      String classes;
+      try {
+        classes = Path.of(FakeEngine.class.getProtectionDomain().getCodeSource().getLocation()
+            .toURI()).toString();
+      } catch (java.net.URISyntaxException e) {
+        throw new IllegalStateException(e);
+      }
+      List<String> argv = new ArrayList<>(List.of(BuiltinProfile.javaExecutable(), "-Xmx32m",
+          "-XX:TieredStopAtLevel=1", "-cp", classes, FakeEngine.class.getName(),
+          Integer.toString(launch.endpoint().port())));
+      argv.addAll(fakeArgs.apply(launch.endpoint().id()));
+      return new EngineCommand(argv, Map.of());
+    }
+  }
+
+  /** The stand-in router needs no tokenizer. */
+  private static TokenizerLoader noTokenizer() {
+    return modelDir -> null;
+  }
+
+  private List<Long> pidsFromLogs() throws IOException {
+    List<Long> pids = new ArrayList<>();
+    try (var files = Files.list(dir.resolve("logs"))) {
+      for (Path log : files.toList()) {
+        Files.readAllLines(log).stream().filter(l -> l.startsWith("fake engine pid "))
+            .forEach(l -> pids.add(Long.parseLong(l.split(" ")[3])));
+      }
+    }
+    assertEquals(3, pids.size(), "every engine was started");
+    return pids;
+  }
+
+  static <T> T await(Future<T> future) throws Exception {
+    try {
+      return future.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw new AssertionError("failed: " + e.getCause(), e.getCause());
+    }
+  }
+
+  static Throwable awaitFailure(Future<?> future) throws Exception {
+    try {
+      future.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      return e.getCause();
+    }
+    throw new AssertionError("expected a failure");
+  }
+}
