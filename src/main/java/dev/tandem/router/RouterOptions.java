@@ -1,5 +1,6 @@
 package dev.tandem.router;
 
+import dev.tandem.config.RouterMode;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -58,7 +59,7 @@ public final class RouterOptions {
   public RouterOptions() {}
 
   public RouterOptions(JsonObject json) {
-    mode = RouterMode.parse(json.getString("mode", DEFAULT_MODE.cliName()));
+    mode = RouterMode.parse(json.getString("mode", DEFAULT_MODE.wireName()));
     host = json.getString("host", DEFAULT_HOST);
     port = json.getInteger("port", DEFAULT_PORT);
     pdBalanceFactor = json.getDouble("pdBalanceFactor", DEFAULT_PD_BALANCE_FACTOR);
@@ -79,7 +80,7 @@ public final class RouterOptions {
   }
 
   public JsonObject toJson() {
-    return new JsonObject().put("mode", mode.cliName()).put("host", host).put("port", port)
+    return new JsonObject().put("mode", mode.wireName()).put("host", host).put("port", port)
         .put("pdBalanceFactor", pdBalanceFactor).put("maxEngineAttempts", maxEngineAttempts)
         .put("maxPreemptRetries", maxPreemptRetries).put("connectTimeoutMs", connectTimeoutMs)
         .put("prepRecvTimeoutMs", prepRecvTimeoutMs).put("remoteSendTimeoutMs", remoteSendTimeoutMs)

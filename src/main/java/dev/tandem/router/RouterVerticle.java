@@ -14,6 +14,8 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,8 +37,9 @@ public final class RouterVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(RouterVerticle.class);
 
   private final RouterOptions options;
-  private final ModelInfo model;
+  private final Callable<ModelInfo> modelLoader;
   private final TextTokenizer tokenizer;
+  private ModelInfo model;
   private final RouterMetrics metrics = new RouterMetrics();
   private EngineRegistry registry;
   private EngineClient client;
@@ -50,13 +53,40 @@ public final class RouterVerticle extends VerticleBase {
    *     token-id prompts are accepted
    */
   public RouterVerticle(RouterOptions options, ModelInfo model, TextTokenizer tokenizer) {
+    this(options, () -> model, tokenizer);
+  }
+
+  private RouterVerticle(RouterOptions options, Callable<ModelInfo> modelLoader,
+      TextTokenizer tokenizer) {
     this.options = options.validate();
-    this.model = model;
+    this.modelLoader = modelLoader;
     this.tokenizer = tokenizer;
+  }
+
+  /**
+   * A router whose model limits are read from {@code modelDir} (off the event loop, at start).
+   *
+   * @param modelId the id reported in {@code /v1/models} (MLC: the model as given on the command line)
+   * @param engineOverrides the engines' {@code --overrides}, which may shorten their context
+   */
+  public static RouterVerticle forModelDir(RouterOptions options, String modelId, Path modelDir,
+      String engineOverrides, TextTokenizer tokenizer) {
+    return new RouterVerticle(options, () -> ModelInfo.read(modelDir, modelId, engineOverrides),
+        tokenizer);
   }
 
   @Override
   public Future<?> start() {
+    return vertx.executeBlocking(modelLoader, false).compose(loaded -> {
+      model = loaded;
+      if (model.contextLength() == 0) {
+        LOG.warn("model {}: context length and vocabulary unknown; engines check them", model.id());
+      }
+      return startServing();
+    });
+  }
+
+  private Future<?> startServing() {
     registry = new EngineRegistry(System::currentTimeMillis,
         Math.max(3 * options.getMetricsIntervalMs(), 3_000));
     client = new EngineClient(vertx, options.getConnectTimeoutMs(), options.getMaxConnectionsPerEngine());
@@ -75,7 +105,7 @@ public final class RouterVerticle extends VerticleBase {
         .onSuccess(s -> {
           scraper.start();
           LOG.info("router listening on http://{}:{} ({} mode, model {})", options.getHost(),
-              s.actualPort(), options.getMode().cliName(), model.id());
+              s.actualPort(), options.getMode().wireName(), model.id());
         });
   }
 

@@ -1,5 +1,6 @@
 package dev.tandem.router.api;
 
+import dev.tandem.api.ApiError;
 import dev.tandem.fleet.Addresses;
 import dev.tandem.router.RouterMetrics;
 import dev.tandem.router.upstream.Cancellation;
@@ -71,8 +72,7 @@ public final class BusCompletionsEndpoint {
     try {
       body = msg.body() instanceof JsonObject o ? o : new JsonObject(String.valueOf(msg.body()));
     } catch (RuntimeException e) {
-      failReply(msg, new InvalidRequestException(null, "invalid_json",
-          "the message body must be a JSON object (a completion request)"));
+      failReply(msg, ApiError.invalid(null, "invalid_json", "the message body must be a JSON object (a completion request)"));
       return;
     }
     String streamAddress = msg.headers().get(STREAM_ADDRESS_HEADER);
@@ -87,7 +87,7 @@ public final class BusCompletionsEndpoint {
         return;
       }
       if (streamAddress == null || streamAddress.isBlank()) {
-        failReply(msg, new InvalidRequestException("stream", "missing_stream_address",
+        failReply(msg, ApiError.invalid("stream", "missing_stream_address",
             "streaming over the event bus needs the delivery header " + STREAM_ADDRESS_HEADER
                 + " naming the address that receives the chunks"));
         return;

@@ -1,5 +1,6 @@
 package dev.tandem.router.api;
 
+import dev.tandem.api.ApiError;
 import dev.tandem.router.RouterMetrics;
 import dev.tandem.router.dispatch.ClientOutput;
 import dev.tandem.router.upstream.Cancellation;
@@ -30,13 +31,11 @@ final class CompletionsHandler implements Handler<RoutingContext> {
     try {
       body = ctx.body().asJsonObject();
     } catch (RuntimeException e) {
-      metrics.requestEnded(HttpErrors.send(response, new InvalidRequestException(null,
-          "invalid_json", "the body is not valid JSON: " + e.getMessage())));
+      metrics.requestEnded(HttpErrors.send(response, ApiError.invalid(null, "invalid_json", "the body is not valid JSON: " + e.getMessage())));
       return;
     }
     if (body == null) {
-      metrics.requestEnded(HttpErrors.send(response, new InvalidRequestException(null,
-          "invalid_json", "the body must be a JSON object")));
+      metrics.requestEnded(HttpErrors.send(response, ApiError.invalid(null, "invalid_json", "the body must be a JSON object")));
       return;
     }
     Cancellation cancellation = new Cancellation();

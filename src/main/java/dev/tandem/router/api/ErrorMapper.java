@@ -1,5 +1,6 @@
 package dev.tandem.router.api;
 
+import dev.tandem.api.ApiError;
 import dev.tandem.router.RouterException;
 import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
@@ -30,6 +31,9 @@ public final class ErrorMapper {
       return new Mapped(e.status(), body(e.getMessage(), e.type(), e.param(), e.code()),
           e.retryAfterSeconds());
     }
+    if (failure instanceof ApiError e) { // the shared validation's failures (400s)
+      return new Mapped(e.status(), body(e.getMessage(), e.type(), e.param(), e.code()), 0);
+    }
     LOG.error("unexpected failure", failure);
     return new Mapped(500, body("internal router error: " + failure, "internal_error", null,
         "internal_error"), 0);
@@ -37,7 +41,10 @@ public final class ErrorMapper {
 
   /** The status {@link #map} would give, without logging. */
   public static int statusOf(Throwable failure) {
-    return failure instanceof RouterException e ? e.status() : 500;
+    if (failure instanceof RouterException e) {
+      return e.status();
+    }
+    return failure instanceof ApiError e ? e.status() : 500;
   }
 
   public static JsonObject body(String message, String type, String param, String code) {

@@ -1,5 +1,6 @@
 package dev.tandem.router.api;
 
+import dev.tandem.fleet.Addresses;
 import dev.tandem.router.ModelInfo;
 import dev.tandem.router.RouterMetrics;
 import dev.tandem.router.RouterOptions;
@@ -16,8 +17,9 @@ import io.vertx.ext.web.handler.BodyHandler;
 /**
  * The router's HTTP routes: {@code POST /v1/completions}, {@code GET /v1/models},
  * {@code GET /health} (the router is up), {@code GET /ready} (a request could be served now),
- * {@code GET /metrics} (Prometheus text) and {@code GET /admin/engines} (JSON view of the
- * registry). Unknown paths, wrong methods and oversized bodies get OpenAI error bodies too.
+ * {@code GET /metrics} (Prometheus text), {@code GET /admin/engines} (JSON view of the
+ * registry: state, in-flight count and gauges per engine) and {@code GET /fleet} (the
+ * supervisor's view, as the stand-in router served it). Unknown paths, wrong methods and oversized bodies get OpenAI error bodies too.
  */
 public final class RouterApi {
 
@@ -36,7 +38,7 @@ public final class RouterApi {
     router.get("/health").handler(ctx -> json(ctx, 200, new JsonObject().put("status", "up")));
     router.get("/ready").handler(ctx -> {
       boolean ready = service.dispatcher().canServe();
-      JsonObject body = new JsonObject().put("ready", ready).put("mode", options.getMode().cliName())
+      JsonObject body = new JsonObject().put("ready", ready).put("mode", options.getMode().wireName())
           .put("engines_ready", registry.ready().size()).put("engines_known", registry.statuses().size());
       if (!ready) {
         ctx.response().putHeader(HttpHeaders.RETRY_AFTER, Integer.toString(options.getRetryAfterSeconds()));
@@ -47,6 +49,13 @@ public final class RouterApi {
         .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
         .end(MetricsPage.render(registry, metrics)));
     router.get("/admin/engines").handler(ctx -> json(ctx, 200, engines(registry, metrics)));
+    // The supervisor's own view of the fleet (every engine's latest status, pids included).
+    router.get("/fleet").handler(ctx -> vertx.eventBus().<Object>request(Addresses.FLEET_QUERY,
+            new JsonObject())
+        .onSuccess(reply -> json(ctx, 200, reply.body() instanceof JsonObject o ? o
+            : new JsonObject().put("engines", reply.body())))
+        .onFailure(err -> error(ctx, 503, "fleet_unavailable", "fleet view unavailable: "
+            + err.getMessage())));
     router.errorHandler(404, ctx -> error(ctx, 404, "not_found",
         "no route " + ctx.request().method() + " " + ctx.request().path()));
     router.errorHandler(405, ctx -> error(ctx, 405, "method_not_allowed",

@@ -29,7 +29,8 @@ final class ClientChunks {
     JsonArray choices = new JsonArray();
     for (int i = 0; i < ledger.size(); i++) {
       ChoiceLedger.Choice c = ledger.get(i);
-      String text = (job.echoText() == null ? "" : job.echoText()) + c.text;
+      String text = (job.echoText() == null ? "" : job.echoText()) + c.text
+          + (job.suffix() == null ? "" : job.suffix());
       choices.add(new JsonObject().put("index", i).put("text", text)
           .put("logprobs", job.logprobs() == null ? null : c.logprobs)
           .put("finish_reason", c.finishReason));

@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The life of one completion request, whatever the routing mode: the first attempt, retries on
  * another engine while the failed attempt delivered nothing, resumption of preempted choices
- * (bounded), and the end: usage, the whole answer, or the error. Mode-specific engine calls are
- * the {@link Dispatcher}'s; this class never talks to an engine itself.
+ * (bounded), and the end: suffix, usage, the whole answer, or the error. Mode-specific engine
+ * calls are the {@link Dispatcher}'s; this class never talks to an engine itself.
  *
  * <p>A failure after text reached a streaming client cannot be retried without the client
  * noticing, so it ends the stream with an error event. A non-streaming client has seen nothing
@@ -46,15 +46,17 @@ public final class CompletionFlow implements RelayTarget {
   private int attemptCount;
   private int engineCompletionTokens;
   private boolean echoSent;
+  /** Once a resumption had to replay, later ones replay too (ids are no longer tracked). */
+  private boolean replayMode;
 
   public CompletionFlow(CompletionJob job, Dispatcher dispatcher, ClientOutput output,
-      Limits limits, RouterMetrics metrics, java.util.function.Function<String, Future<int[]>> encoder) {
+      Limits limits, RouterMetrics metrics, DeliveredTokens deliveredTokens) {
     this.job = job;
     this.dispatcher = dispatcher;
     this.output = output;
     this.limits = limits;
     this.metrics = metrics;
-    this.planner = new ResumePlanner(encoder);
+    this.planner = new ResumePlanner(deliveredTokens);
     this.ledger = new ChoiceLedger(job.n());
     this.chunks = new ClientChunks(job);
   }
@@ -85,6 +87,7 @@ public final class CompletionFlow implements RelayTarget {
     String engineRequestId = attemptCount++ == 0 ? job.requestId() : job.requestId() + "-" + attemptCount;
     Attempt a = new Attempt(job, spec, engineRequestId, failedEngines, this, result);
     return dispatcher.run(a).transform(ar -> {
+      result.outcomes().forEach(o -> ledger.record(o, spec.replay()));
       if (ar.succeeded()) {
         engineCompletionTokens += result.engineCompletionTokens();
         return Future.succeededFuture(result);
@@ -136,9 +139,10 @@ public final class CompletionFlow implements RelayTarget {
       c.resumes++;
       metrics.preemptResume();
     }
-    return planner.plan(job, ledger, result.toResume()).compose(plan -> {
+    return planner.plan(job, ledger, result.toResume(), replayMode).compose(plan -> {
+      replayMode |= plan.replay();
       for (int i : plan.exhausted()) {
-        deliver(i, new ChoiceDelta("", null, null, "length"));
+        deliver(i, new ChoiceDelta("", null, "length"));
       }
       List<Future<Void>> runs = new ArrayList<>();
       for (AttemptSpec spec : plan.specs()) {
@@ -156,6 +160,11 @@ public final class CompletionFlow implements RelayTarget {
       }
     }
     sendEcho();
+    if (job.stream() && job.suffix() != null && !job.suffix().isEmpty()) {
+      for (int i = 0; i < job.n(); i++) {
+        output.write(chunks.delta(i, job.suffix(), null, null)); // as MLC: after every choice finished
+      }
+    }
     int completion = ledger.allTokenCountsKnown() ? ledger.totalTokens() : engineCompletionTokens;
     JsonObject usage = ClientChunks.usage(job.promptIds().length, completion);
     output.complete(chunks.response(ledger, usage), usage);

@@ -2,74 +2,84 @@ package dev.tandem.router.dispatch;
 
 import io.vertx.core.Future;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
-import java.util.function.Function;
 
 /**
  * Plans the resumption of choices an engine did not finish, so that a client never sees text
  * twice (MLC restarts from scratch and streams the duplicate, reference §6 item 2):
  *
  * <ul>
- *   <li><b>continue</b>: a new n=1 attempt per choice whose prompt is the original prompt plus the
- *       tokens already delivered, with the remaining budget. Exact for greedy decoding when the
- *       engine reported the token ids (batch-invariant engines compute the same logits).
- *   <li><b>replay</b>: the original request again (same n, seed), cutting from each choice what was
- *       already delivered and dropping finished choices. Exact whenever the engine is
- *       deterministic: greedy, or sampling with a seed (continuing would shift the seeded random
- *       stream), and with penalties, which depend on which tokens count as generated.
+ *   <li><b>continue</b> (greedy decoding): a new n=1 attempt per choice whose prompt is the
+ *       original prompt plus the tokens already delivered, with the remaining budget. Exact on a
+ *       batch-invariant engine, which computes the same logits for a token whether it was decoded
+ *       or is part of a prompt. Needs the delivered token ids: from the chunks if the engine names
+ *       them, else from its usage record, matched against the delivered text.
+ *   <li><b>replay</b> (sampling, or ids unknown): the original request again, same n and seed,
+ *       cutting from each choice what was delivered and dropping finished choices. Exact on a
+ *       deterministic engine; continuing would shift a seeded random stream instead. Sampling
+ *       requests always carry a seed (the router picks one when the client did not).
  * </ul>
  *
- * Unseeded sampling without token ids continues from the delivered text re-tokenized: no repeat,
- * though the split into tokens may differ from the engine's. Known limit of continuing: a stop
- * string that spans the resume point is not detected.
+ * Known limit of continuing: a stop string that spans the resume point is not detected.
  */
 final class ResumePlanner {
 
-  enum Mode { CONTINUE, REPLAY }
+  private final DeliveredTokens matcher;
 
-  private final Function<String, Future<int[]>> encoder;
-
-  /** @param encoder tokenizes text off the event loop; null when no tokenizer is at hand */
-  ResumePlanner(Function<String, Future<int[]>> encoder) {
-    this.encoder = encoder;
+  /** @param matcher null when no tokenizer is at hand (then only exact chunk ids or replay) */
+  ResumePlanner(DeliveredTokens matcher) {
+    this.matcher = matcher;
   }
 
-  static Mode mode(CompletionJob job, boolean idsComplete, boolean canTokenize) {
-    boolean exactReplay = job.greedy() || job.seededSampling();
-    if (job.seededSampling() || (job.penalties() && exactReplay)) {
-      return Mode.REPLAY;
-    }
-    if (idsComplete) {
-      return Mode.CONTINUE;
-    }
-    return job.greedy() || !canTokenize ? Mode.REPLAY : Mode.CONTINUE;
-  }
-
-  Future<ResumePlan> plan(CompletionJob job, ChoiceLedger ledger, Collection<Integer> choices) {
-    boolean idsComplete = choices.stream().allMatch(i -> ledger.get(i).idsComplete);
-    if (mode(job, idsComplete, encoder != null) == Mode.REPLAY) {
+  Future<ResumePlan> plan(CompletionJob job, ChoiceLedger ledger, Collection<Integer> choices,
+      boolean replayMode) {
+    if (replayMode || !job.greedy()) {
       return Future.succeededFuture(replay(job, ledger, choices));
     }
-    List<Integer> exhausted = new ArrayList<>();
-    List<Future<AttemptSpec>> specs = new ArrayList<>();
+    List<Future<Void>> resolving = new ArrayList<>();
     for (int i : choices) {
-      ChoiceLedger.Choice c = ledger.get(i);
-      Future<int[]> ids = c.idsComplete ? Future.succeededFuture(c.tokenIds())
-          : encoder.apply(c.text.toString());
-      Integer remaining = null;
-      if (job.maxTokens() != null) {
-        remaining = job.maxTokens() - c.tokens;
-        if (remaining <= 0) {
+      resolving.add(resolve(ledger.get(i)));
+    }
+    return Future.all(resolving).map(v -> {
+      if (!choices.stream().allMatch(i -> ledger.get(i).idsComplete)) {
+        return replay(job, ledger, choices);
+      }
+      List<Integer> exhausted = new ArrayList<>();
+      List<AttemptSpec> specs = new ArrayList<>();
+      for (int i : choices) {
+        ChoiceLedger.Choice c = ledger.get(i);
+        Integer remaining = job.maxTokens() == null ? null : job.maxTokens() - c.tokens;
+        if (remaining != null && remaining <= 0) {
           exhausted.add(i);
-          continue;
+        } else {
+          specs.add(continuation(job, i, c.tokenIds(), remaining));
         }
       }
-      Integer budget = remaining;
-      specs.add(ids.map(generated -> continuation(job, i, generated, budget)));
+      return new ResumePlan(specs, exhausted, false);
+    });
+  }
+
+  /** Turns a preempted attempt's token record into delivered ids, or marks the ids unknown. */
+  private Future<Void> resolve(ChoiceLedger.Choice c) {
+    AttemptResult.ChoiceOutcome o = c.unresolved;
+    if (o == null) {
+      return Future.succeededFuture();
     }
-    return Future.all(specs).map(all -> new ResumePlan(
-        specs.stream().map(Future::result).toList(), exhausted));
+    c.unresolved = null;
+    if (matcher == null) {
+      c.idsUnknown();
+      return Future.succeededFuture();
+    }
+    return matcher.count(o.promptTail(), o.outputIds(), o.text()).transform(ar -> {
+      if (ar.succeeded() && ar.result() >= 0) {
+        c.addIds(Arrays.copyOf(o.outputIds(), ar.result()));
+      } else {
+        c.idsUnknown();
+      }
+      return Future.succeededFuture();
+    });
   }
 
   private static AttemptSpec continuation(CompletionJob job, int clientIndex, int[] generated,
@@ -77,7 +87,7 @@ final class ResumePlanner {
     int[] prompt = new int[job.promptIds().length + generated.length];
     System.arraycopy(job.promptIds(), 0, prompt, 0, job.promptIds().length);
     System.arraycopy(generated, 0, prompt, job.promptIds().length, generated.length);
-    return new AttemptSpec(prompt, 1, budget, List.of(ChoiceRoute.to(clientIndex)),
+    return new AttemptSpec(prompt, 1, budget, List.of(ChoiceRoute.to(clientIndex)), false,
         "continue choice " + clientIndex + " after " + generated.length + " tokens");
   }
 
@@ -85,11 +95,14 @@ final class ResumePlanner {
     List<ChoiceRoute> routes = new ArrayList<>();
     for (int i = 0; i < job.n(); i++) {
       ChoiceLedger.Choice c = ledger.get(i);
+      if (choices.contains(i)) {
+        c.unresolved = null; // the replay's own token record replaces it
+      }
       routes.add(choices.contains(i)
-          ? new ChoiceRoute(i, c.text.length(), c.tokensKnown ? c.tokens : 0, false)
+          ? new ChoiceRoute(i, c.text.length(), c.logprobEntries, false)
           : ChoiceRoute.dropped(i));
     }
     return new ResumePlan(List.of(new AttemptSpec(job.promptIds(), job.n(), job.maxTokens(), routes,
-        "replay of choices " + choices)), List.of());
+        true, "replay of choices " + choices)), List.of(), true);
   }
 }

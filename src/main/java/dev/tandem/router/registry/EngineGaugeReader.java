@@ -11,14 +11,13 @@ import java.util.Map;
  */
 public final class EngineGaugeReader {
 
-  static final List<String> RUNNING = List.of("tandem_engine_running_requests",
-      "tandem_running_requests", "running_requests", "num_running_requests");
-  static final List<String> WAITING = List.of("tandem_engine_waiting_requests",
-      "tandem_waiting_requests", "waiting_requests", "num_waiting_requests");
-  static final List<String> FREE_KV = List.of("tandem_engine_kv_free_pages",
-      "tandem_kv_free_pages", "kv_free_pages", "free_kv_pages");
-  static final List<String> TOTAL_KV = List.of("tandem_engine_kv_total_pages",
-      "tandem_kv_total_pages", "kv_total_pages", "total_kv_pages");
+  // The builtin engine's names (engine/server/EngineMetrics); the others are common spellings.
+  static final List<String> RUNNING = List.of("tandem_engine_running", "running",
+      "num_running_requests");
+  static final List<String> WAITING = List.of("tandem_engine_waiting", "waiting",
+      "num_waiting_requests");
+  static final List<String> FREE_KV = List.of("tandem_engine_kv_pages_free", "kv_pages_free");
+  static final List<String> TOTAL_KV = List.of("tandem_engine_kv_pages_total", "kv_pages_total");
 
   private EngineGaugeReader() {}
 

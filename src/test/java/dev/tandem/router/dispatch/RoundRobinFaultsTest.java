@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.fleet.EngineRole;
 import dev.tandem.fleet.EngineState;
 import dev.tandem.router.ModelInfo;
-import dev.tandem.router.RouterMode;
+import dev.tandem.config.RouterMode;
 import dev.tandem.router.RouterOptions;
 import dev.tandem.router.testing.FaultInjectingFakeEngine;
 import dev.tandem.router.testing.FaultInjectingFakeEngine.Behavior;
@@ -105,6 +105,22 @@ class RoundRobinFaultsTest {
     assertEquals(body.getString("id"), engineBody.getString("user"), "the client's user must not reach the engine");
     assertEquals(Boolean.FALSE, engineBody.getBoolean("echo"));
     assertEquals(Boolean.TRUE, engineBody.getBoolean("stream"));
+    assertEquals(Boolean.TRUE, engineBody.getJsonObject("stream_options").getBoolean("include_usage"));
+    assertNotNull(engineBody.getJsonObject("debug_config"), "MLC engines need a debug_config object");
+    assertFalse(engineBody.containsKey("seed"), "greedy requests need no seed");
+  }
+
+  @Test
+  void suffixIsAddedOnceAfterEveryChoiceFinished() {
+    Answer whole = h.post("/v1/completions", request(3, false).put("suffix", "!").put("n", 2));
+    for (int i = 0; i < 2; i++) {
+      assertEquals(expected(3) + "!", whole.json().getJsonArray("choices").getJsonObject(i).getString("text"));
+    }
+    Answer streamed = h.post("/v1/completions", request(3, true).put("suffix", "!"));
+    assertEquals(expected(3) + "!", streamed.streamedText(0));
+    List<Received> all = new java.util.ArrayList<>(generations(e1));
+    all.addAll(generations(e2));
+    assertTrue(all.stream().noneMatch(r -> r.body().containsKey("suffix")), "engines never add it");
   }
 
   @Test
@@ -174,9 +190,10 @@ class RoundRobinFaultsTest {
     assertEquals(expected(7), a.json().getJsonArray("choices").getJsonObject(0).getString("text"));
     assertEquals(7, a.json().getJsonObject("usage").getInteger("completion_tokens"));
     assertEquals(1, generations(e2).size(), "resumed on the engine that did not fail");
+    // the broken stream left no token record: greedy decoding is replayed, the delivered part cut
     JsonObject resumed = generations(e2).get(0).body();
-    assertEquals(PROMPT.length + 3, resumed.getJsonArray("prompt").size());
-    assertEquals(4, resumed.getInteger("max_tokens"));
+    assertEquals(PROMPT.length, resumed.getJsonArray("prompt").size());
+    assertEquals(7, resumed.getInteger("max_tokens"));
   }
 
   @Test
@@ -200,6 +217,8 @@ class RoundRobinFaultsTest {
 
   @Test
   void preemptedStreamContinuesFromWhatWasDeliveredWithoutRepeating() {
+    e1.chunkTokenIds(true);
+    e2.chunkTokenIds(true);
     e1.script(FaultInjectingFakeEngine.GENERATION, Behavior.after(PREEMPT_AFTER, 3));
     e2.script(FaultInjectingFakeEngine.GENERATION, Behavior.after(PREEMPT_AFTER, 3));
     Answer a = h.post("/v1/completions", request(8, true));
@@ -215,6 +234,32 @@ class RoundRobinFaultsTest {
     assertEquals(3, all.size(), "first attempt, then two continuations");
     assertTrue(all.stream().anyMatch(r -> r.body().getJsonArray("prompt").size() == PROMPT.length + 6
         && r.body().getInteger("max_tokens") == 2), "continuation from prompt + 6 delivered tokens");
+  }
+
+  @Test
+  void preemptedGreedyWithoutKnownIdsIsReplayedWithoutRepeating() {
+    // no per-chunk ids and no tokenizer to match the usage record: replay, cut what was sent
+    e1.script(FaultInjectingFakeEngine.GENERATION, Behavior.after(PREEMPT_AFTER, 3));
+    e2.script(FaultInjectingFakeEngine.GENERATION, Behavior.after(PREEMPT_AFTER, 5));
+    Answer a = h.post("/v1/completions", request(8, true));
+    assertEquals(expected(8), a.streamedText(0));
+    List<Received> all = new java.util.ArrayList<>(generations(e1));
+    all.addAll(generations(e2));
+    assertTrue(all.size() >= 2 && all.size() <= 3, "attempts: " + all.size());
+    assertTrue(all.stream().allMatch(r -> r.body().getJsonArray("prompt").size() == PROMPT.length
+        && r.body().getInteger("max_tokens") == 8), "replays send the original request");
+  }
+
+  @Test
+  void unseededSamplingGetsARouterSeedSoItsReplayIsExact() {
+    e1.script(FaultInjectingFakeEngine.GENERATION, Behavior.after(PREEMPT_AFTER, 2));
+    e2.script(FaultInjectingFakeEngine.GENERATION, Behavior.after(PREEMPT_AFTER, 2));
+    Answer a = h.post("/v1/completions", request(6, true).put("temperature", 0.8));
+    List<Received> all = new java.util.ArrayList<>(generations(e1));
+    all.addAll(generations(e2));
+    long seed = all.get(0).body().getLong("seed");
+    assertTrue(all.stream().allMatch(r -> r.body().getLong("seed") == seed), "one seed for every attempt");
+    assertEquals(FaultInjectingFakeEngine.expectedSeededText(seed, 0, 6), a.streamedText(0));
   }
 
   @Test

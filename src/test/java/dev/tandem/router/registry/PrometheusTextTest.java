@@ -35,11 +35,16 @@ class PrometheusTextTest {
 
   @Test
   void gaugeReaderFindsLoadOrReportsNone() {
+    // the builtin engine's page (engine/server/EngineMetrics)
     Map<String, Double> s = PrometheusText.parse("""
-        tandem_engine_running_requests 3
-        tandem_engine_waiting_requests 2
-        tandem_engine_kv_free_pages 40
-        tandem_engine_kv_total_pages 64
+        # HELP tandem_engine_running Sequences in the running batch.
+        # TYPE tandem_engine_running gauge
+        tandem_engine_running 3
+        tandem_engine_waiting 2
+        tandem_engine_parked 0
+        tandem_engine_kv_pages_free 40
+        tandem_engine_kv_pages_total 64
+        tandem_engine_tokens_per_second 12.5
         """);
     assertEquals(new LoadGauges(3, 2, 40, 64), EngineGaugeReader.read(s));
     // an MLC engine: only cumulative counters, no load gauges

@@ -20,8 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A FAKE engine, for router tests ONLY where a real engine cannot be made to fail on demand:
  * hangs, dropped connections, 5xx, malformed chunks, preempts at a chosen token. It speaks the
- * engine's wire protocol (SSE chunks with {@code token_ids}, MicroServing calls, release,
- * {@code /metrics} gauges) with a deterministic toy "model": the next token is a function of the
+ * builtin engine's wire protocol (SSE chunks, a usage record with {@code extra.output_token_ids}
+ * as under {@code --enable-debug}, optionally vLLM-style per-chunk {@code token_ids}, MicroServing
+ * calls, release, {@code /metrics} gauges) with a deterministic toy "model": the next token is a function of the
  * whole sequence so far, so a continuation from prompt + generated tokens yields exactly the
  * tokens an uninterrupted run would (as a batch-invariant real engine does); seeded sampling is
  * a function of (seed, choice, position), so only a replay reproduces it.
@@ -57,6 +58,7 @@ public final class FaultInjectingFakeEngine {
   private final AtomicInteger completionRequests = new AtomicInteger();
   private volatile int prefixMatched;
   private volatile long tokenDelayMs = 2;
+  private volatile boolean chunkTokenIds;
   private HttpServer server;
 
   public FaultInjectingFakeEngine(Vertx vertx) {
@@ -84,6 +86,12 @@ public final class FaultInjectingFakeEngine {
 
   public FaultInjectingFakeEngine prefixMatched(int n) {
     prefixMatched = n;
+    return this;
+  }
+
+  /** Name each chunk's token ids (vLLM's {@code return_token_ids}); the builtin engine does not. */
+  public FaultInjectingFakeEngine chunkTokenIds(boolean on) {
+    chunkTokenIds = on;
     return this;
   }
 
@@ -124,9 +132,10 @@ public final class FaultInjectingFakeEngine {
 
   private void handle(HttpServerRequest req) {
     if (req.path().equals("/metrics")) {
-      req.response().end("# fake engine gauges\ntandem_engine_running_requests " + running.get()
-          + "\ntandem_engine_waiting_requests 0\ntandem_engine_kv_free_pages 100\n"
-          + "tandem_engine_kv_total_pages 128\ntandem_engine_requests_total " + completionRequests.get() + "\n");
+      req.response().end("# fake engine gauges\ntandem_engine_running " + running.get()
+          + "\ntandem_engine_waiting 0\ntandem_engine_parked " + parked.size()
+          + "\ntandem_engine_kv_pages_free 100\ntandem_engine_kv_pages_total 128\n"
+          + "tandem_engine_requests_received_total " + received.size() + "\n");
       return;
     }
     req.body().onSuccess(buf -> {
@@ -162,7 +171,7 @@ public final class FaultInjectingFakeEngine {
         }
         case "/microserving/release" -> {
           boolean had = parked.remove(body.getString("user")) != null;
-          resp.setStatusCode(had ? 200 : 404).end(had ? "{}" : error("unknown request"));
+          resp.end(new JsonObject().put("user", body.getString("user")).put("released", had).encode());
         }
         default -> resp.setStatusCode(404).end(error("no route"));
       }
@@ -258,7 +267,7 @@ public final class FaultInjectingFakeEngine {
                 .put("finish_reason", "preempt"));
           }
           resp.write(sse(chunk(id, choices, null)));
-          resp.write(sse(chunk(id, new JsonArray(), usage(0, 0))));
+          resp.write(sse(chunk(id, new JsonArray(), usage(0, done * seqs.size(), seqs, done))));
           finish(ended);
           resp.end("data: [DONE]\n\n");
           return;
@@ -267,7 +276,8 @@ public final class FaultInjectingFakeEngine {
       }
     }
     if (done >= budget) {
-      resp.write(sse(chunk(id, new JsonArray(), usage(seqs.get(0).size() - done, done * seqs.size()))));
+      resp.write(sse(chunk(id, new JsonArray(), usage(seqs.get(0).size() - done, done * seqs.size(),
+          seqs, done))));
       finish(ended);
       resp.end(k == Behavior.Kind.NO_DONE ? "" : "data: [DONE]\n\n");
       return;
@@ -283,8 +293,10 @@ public final class FaultInjectingFakeEngine {
               .put("tokens", new JsonArray().add(text(t)))
               .put("top_logprobs", new JsonArray().add(new JsonObject().put(text(t), -0.25 * (t % 4))))
               : null)
-          .put("finish_reason", done + 1 == budget ? "length" : null)
-          .put("token_ids", new JsonArray().add(t));
+          .put("finish_reason", done + 1 == budget ? "length" : null);
+      if (chunkTokenIds) {
+        c.put("token_ids", new JsonArray().add(t));
+      }
       choices.add(c);
     }
     resp.write(sse(chunk(id, choices, null)));
@@ -299,9 +311,15 @@ public final class FaultInjectingFakeEngine {
     }
   }
 
-  private static JsonObject usage(int prompt, int completion) {
+  /** The usage record, with every generated token id per choice as the builtin engine's debug mode. */
+  private static JsonObject usage(int prompt, int completion, List<List<Integer>> seqs, int generated) {
+    JsonArray ids = new JsonArray();
+    for (List<Integer> s : seqs) {
+      ids.add(new JsonArray(new ArrayList<Object>(s.subList(s.size() - generated, s.size()))));
+    }
     return new JsonObject().put("prompt_tokens", prompt).put("completion_tokens", completion)
-        .put("total_tokens", prompt + completion);
+        .put("total_tokens", prompt + completion)
+        .put("extra", new JsonObject().put("output_token_ids", ids));
   }
 
   private static JsonObject chunk(String id, JsonArray choices, JsonObject usage) {
