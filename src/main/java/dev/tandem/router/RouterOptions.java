@@ -34,6 +34,8 @@ public final class RouterOptions {
   public static final int DEFAULT_MAX_CONNECTIONS_PER_ENGINE = 1_024;
   public static final int DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
   public static final int DEFAULT_RETRY_AFTER_SECONDS = 1;
+  /** How long a request may keep retrying engines that answer "busy" (503, e.g. KV cache full). */
+  public static final long DEFAULT_BUSY_WAIT_MS = 30_000;
   /** Ask engines for the token ids of each chunk (builtin engines), for exact preempt resumption. */
   public static final boolean DEFAULT_REQUEST_TOKEN_IDS = true;
 
@@ -54,6 +56,7 @@ public final class RouterOptions {
   private int maxConnectionsPerEngine = DEFAULT_MAX_CONNECTIONS_PER_ENGINE;
   private int maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
   private int retryAfterSeconds = DEFAULT_RETRY_AFTER_SECONDS;
+  private long busyWaitMs = DEFAULT_BUSY_WAIT_MS;
   private boolean requestTokenIds = DEFAULT_REQUEST_TOKEN_IDS;
 
   public RouterOptions() {}
@@ -76,6 +79,7 @@ public final class RouterOptions {
     maxConnectionsPerEngine = json.getInteger("maxConnectionsPerEngine", DEFAULT_MAX_CONNECTIONS_PER_ENGINE);
     maxBodyBytes = json.getInteger("maxBodyBytes", DEFAULT_MAX_BODY_BYTES);
     retryAfterSeconds = json.getInteger("retryAfterSeconds", DEFAULT_RETRY_AFTER_SECONDS);
+    busyWaitMs = json.getLong("busyWaitMs", DEFAULT_BUSY_WAIT_MS);
     requestTokenIds = json.getBoolean("requestTokenIds", DEFAULT_REQUEST_TOKEN_IDS);
   }
 
@@ -88,6 +92,7 @@ public final class RouterOptions {
         .put("releaseTimeoutMs", releaseTimeoutMs).put("metricsIntervalMs", metricsIntervalMs)
         .put("metricsTimeoutMs", metricsTimeoutMs).put("maxConnectionsPerEngine", maxConnectionsPerEngine)
         .put("maxBodyBytes", maxBodyBytes).put("retryAfterSeconds", retryAfterSeconds)
+        .put("busyWaitMs", busyWaitMs)
         .put("requestTokenIds", requestTokenIds);
   }
 
@@ -106,6 +111,7 @@ public final class RouterOptions {
     require(connectTimeoutMs > 0 && prepRecvTimeoutMs > 0 && remoteSendTimeoutMs > 0
         && firstChunkTimeoutMs > 0 && chunkIdleTimeoutMs > 0 && releaseTimeoutMs > 0
         && metricsTimeoutMs > 0, "every timeout must be positive");
+    require(busyWaitMs >= 0, "busyWaitMs must be >= 0 (0: a busy engine is tried once)");
     require(metricsIntervalMs >= 0, "metricsIntervalMs must be >= 0 (0 turns scraping off)");
     require(maxConnectionsPerEngine >= 1, "maxConnectionsPerEngine must be at least 1");
     require(maxBodyBytes >= 1024, "maxBodyBytes must be at least 1024");
@@ -153,6 +159,8 @@ public final class RouterOptions {
   public RouterOptions setMaxBodyBytes(int n) { this.maxBodyBytes = n; return this; }
   public int getRetryAfterSeconds() { return retryAfterSeconds; }
   public RouterOptions setRetryAfterSeconds(int s) { this.retryAfterSeconds = s; return this; }
+  public long getBusyWaitMs() { return busyWaitMs; }
+  public RouterOptions setBusyWaitMs(long ms) { this.busyWaitMs = ms; return this; }
   public boolean isRequestTokenIds() { return requestTokenIds; }
   public RouterOptions setRequestTokenIds(boolean b) { this.requestTokenIds = b; return this; }
 }

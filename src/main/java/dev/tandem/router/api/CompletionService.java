@@ -46,7 +46,7 @@ public final class CompletionService {
     this.dispatcher = dispatcher;
     this.metrics = metrics;
     this.limits = new CompletionFlow.Limits(options.getMaxEngineAttempts(),
-        options.getMaxPreemptRetries(), options.getRetryAfterSeconds());
+        options.getMaxPreemptRetries(), options.getRetryAfterSeconds(), options.getBusyWaitMs());
     this.deliveredTokens = tokenizer == null ? null : (tail, ids, text) -> vertx.executeBlocking(
         () -> TokenMatch.deliveredCount(tokenizer, tail, ids, text), false);
   }
@@ -107,7 +107,7 @@ public final class CompletionService {
 
   /** Runs the job to its end; the output has been completed or failed when this completes. */
   public Future<Void> execute(CompletionJob job, ClientOutput output) {
-    return new CompletionFlow(job, dispatcher, output, limits, metrics, deliveredTokens).run()
+    return new CompletionFlow(vertx, job, dispatcher, output, limits, metrics, deliveredTokens).run()
         .andThen(ar -> metrics.requestEnded(ar.succeeded() ? 200 : ErrorMapper.statusOf(ar.cause())));
   }
 

@@ -5,6 +5,7 @@ import dev.tandem.router.upstream.ClientGoneException;
 import dev.tandem.router.upstream.UpstreamException;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -28,8 +29,14 @@ public final class CompletionFlow implements RelayTarget {
   private static final Logger LOG = LoggerFactory.getLogger(CompletionFlow.class);
 
   /** Bounds of one flow (from the router options). */
-  public record Limits(int maxEngineAttempts, int maxPreemptRetries, int retryAfterSeconds) {}
+  public record Limits(int maxEngineAttempts, int maxPreemptRetries, int retryAfterSeconds,
+      long busyWaitMs) {}
 
+  /** Back-off between tries on busy engines: doubles from the first to the last value. */
+  static final long BUSY_BACKOFF_FIRST_MS = 25;
+  static final long BUSY_BACKOFF_MAX_MS = 500;
+
+  private final Vertx vertx;
   private final CompletionJob job;
   private final Dispatcher dispatcher;
   private final ClientOutput output;
@@ -48,9 +55,13 @@ public final class CompletionFlow implements RelayTarget {
   private boolean echoSent;
   /** Once a resumption had to replay, later ones replay too (ids are no longer tracked). */
   private boolean replayMode;
+  /** Time spent waiting for busy engines, and the next back-off. */
+  private long busyWaitedMs;
+  private long busyBackoffMs = BUSY_BACKOFF_FIRST_MS;
 
-  public CompletionFlow(CompletionJob job, Dispatcher dispatcher, ClientOutput output,
+  public CompletionFlow(Vertx vertx, CompletionJob job, Dispatcher dispatcher, ClientOutput output,
       Limits limits, RouterMetrics metrics, DeliveredTokens deliveredTokens) {
+    this.vertx = vertx;
     this.job = job;
     this.dispatcher = dispatcher;
     this.output = output;
@@ -101,6 +112,15 @@ public final class CompletionFlow implements RelayTarget {
       }
       if (!(err instanceof UpstreamException ue) || !ue.retriable()) {
         return Future.failedFuture(err);
+      }
+      if (ue.kind() == UpstreamException.Kind.BUSY && !result.deliveredAny()
+          && busyWaitedMs < limits.busyWaitMs()) {
+        // No room now (KV cache full): wait a little and try again, this engine included.
+        long delay = Math.min(busyBackoffMs, limits.busyWaitMs() - busyWaitedMs);
+        busyWaitedMs += delay;
+        busyBackoffMs = Math.min(busyBackoffMs * 2, BUSY_BACKOFF_MAX_MS);
+        LOG.debug("{}: {}; trying again in {} ms", engineRequestId, ue.getMessage(), delay);
+        return vertx.timer(delay).compose(v -> attempt(spec, tryNo));
       }
       failedEngines.add(ue.engineId());
       lastEngineFailure = ue;

@@ -95,6 +95,12 @@ public final class DisaggregatedDispatcher implements Dispatcher {
     return calls.client.postJson(decode.id(), decode.url(), EngineApi.PREP_RECV,
             EngineBodies.prepRecv(body, window.end()), "prep_recv",
             calls.options.getPrepRecvTimeoutMs(), a.cancellation())
+        .onFailure(e -> {
+          if (e instanceof UpstreamException ue && (ue.kind() == UpstreamException.Kind.BUSY
+              || ue.kind() == UpstreamException.Kind.REJECTED)) {
+            reservation.sent = false; // D answered "no": nothing was parked
+          }
+        })
         .compose(answer -> {
           Object matched = answer.getValue("prefix_matched_length");
           Object metadata = answer.getValue("kv_append_metadata");

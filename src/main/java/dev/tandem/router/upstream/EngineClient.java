@@ -167,9 +167,15 @@ public final class EngineClient {
     return response.future();
   }
 
-  /** Engine 4xx stays a 4xx with the engine's message; anything else is the engine's failure. */
+  /**
+   * Engine 4xx stays a 4xx with the engine's message; 503 means "no room now" (the builtin
+   * engine's answer to prep_recv with a full KV cache); anything else is the engine's failure.
+   */
   static UpstreamException statusFailure(int engineId, String stage, int status, Buffer body) {
     EngineErrorBody error = EngineErrorBody.parse(body);
+    if (status == 503) {
+      return UpstreamException.busy(engineId, stage, error.message());
+    }
     if (status >= 400 && status < 500) {
       return UpstreamException.rejected(engineId, status, error.type(), error.code(),
           error.param(), error.message());

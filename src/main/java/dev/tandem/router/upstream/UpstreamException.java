@@ -20,6 +20,8 @@ public final class UpstreamException extends RouterException {
     TIMEOUT,
     /** The engine answered 5xx, or sent an error event mid-stream. */
     ENGINE_ERROR,
+    /** The engine answered 503: it has no room now (e.g. KV cache full); worth waiting for. */
+    BUSY,
     /** The engine answered 4xx: it rejected the request. */
     REJECTED,
     /** The engine answered something that does not follow the protocol. */
@@ -57,6 +59,12 @@ public final class UpstreamException extends RouterException {
         null, "engine " + engineId + " failed " + what + " (HTTP " + status + "): " + message, null);
   }
 
+  /** The engine is too full to take the request now; another try later may succeed. */
+  public static UpstreamException busy(int engineId, String what, String message) {
+    return new UpstreamException(Kind.BUSY, engineId, 503, "service_unavailable", "engine_busy",
+        null, "engine " + engineId + " is busy (" + what + "): " + message, null);
+  }
+
   /** The engine rejected the request: the client gets the engine's status and message. */
   public static UpstreamException rejected(int engineId, int status, String type, String code,
       String param, String message) {
@@ -81,6 +89,12 @@ public final class UpstreamException extends RouterException {
   /** Another engine may succeed where this one failed. */
   public boolean retriable() {
     return kind != Kind.REJECTED;
+  }
+
+  /** A client told to wait should retry after this many seconds (busy engines only). */
+  @Override
+  public int retryAfterSeconds() {
+    return kind == Kind.BUSY ? 1 : 0;
   }
 
   private static String describe(Throwable t) {

@@ -72,7 +72,7 @@ class DisaggregatedFaultsTest {
     if (h == null) {
       return;
     }
-    waitUntil(() -> h.inFlight(0) + h.inFlight(1) + h.inFlight(2) == 0, 2_000, "in-flight counters at 0");
+    waitUntil(() -> h.adminEngines().getInteger("inFlightTotal") == 0, 2_000, "in-flight counters at 0");
     waitUntil(() -> d1.parked().isEmpty() && d2.parked().isEmpty(), 2_000, "no reservation left on D");
     waitUntil(() -> d1.running() + d2.running() == 0, 2_000, "D engines idle");
     assertEquals(0, h.adminEngines().getInteger("reservationsOpen"));
@@ -236,6 +236,36 @@ class DisaggregatedFaultsTest {
         && r.body().getInteger("end") == PROMPT.length + 5), "the continuation's window covers the delivered tokens");
     List<String> users = preps.stream().map(r -> r.body().getString("user")).distinct().toList();
     assertEquals(3, users.size(), "each attempt has its own engine request id");
+  }
+
+  @Test
+  void busyDecodeEnginesAreWaitedForNotGivenUpOn() {
+    router(0.0);
+    for (int i = 0; i < 3; i++) {
+      d1.script("/microserving/prep_recv", Behavior.of(BUSY_503));
+      d2.script("/microserving/prep_recv", Behavior.of(BUSY_503));
+    }
+    Answer a = h.post("/v1/completions", request(3, false));
+    assertEquals(expected(3), a.json().getJsonArray("choices").getJsonObject(0).getString("text"));
+    assertEquals(7, d1.received("/microserving/prep_recv").size() + d2.received("/microserving/prep_recv").size());
+    assertTrue(d1.received("/microserving/release").isEmpty() && d2.received("/microserving/release").isEmpty(),
+        "a 503 from prep_recv parked nothing: nothing to release");
+  }
+
+  @Test
+  void busyForTooLongIs503WithRetryAfter() {
+    h = RouterHarness.start(vertx, new RouterOptions().setMode(RouterMode.DISAGG)
+        .setBusyWaitMs(200).setMetricsIntervalMs(0), MODEL, null);
+    h.announce(status(0, p.url(), EngineRole.PREFILL, EngineState.READY, 0),
+        status(1, d1.url(), EngineRole.DECODE, EngineState.READY, 0));
+    for (int i = 0; i < 50; i++) {
+      d1.script("/microserving/prep_recv", Behavior.of(BUSY_503));
+    }
+    Answer a = h.post("/v1/completions", request(3, false));
+    assertEquals(503, a.status(), a.body().toString());
+    assertEquals("engine_busy", a.json().getJsonObject("error").getString("code"));
+    assertEquals("1", a.headers().get("retry-after"));
+    d1.parked().clear();
   }
 
   @Test

@@ -33,7 +33,7 @@ public final class FaultInjectingFakeEngine {
 
   /** What the next generation request (or call on a given path) does. */
   public record Behavior(Kind kind, int afterTokens) {
-    public enum Kind { NORMAL, FAIL_500, REJECT_400, HANG, HANG_AFTER, DROP_AFTER, PREEMPT_AFTER, GARBAGE_AFTER, NO_DONE }
+    public enum Kind { NORMAL, FAIL_500, BUSY_503, REJECT_400, HANG, HANG_AFTER, DROP_AFTER, PREEMPT_AFTER, GARBAGE_AFTER, NO_DONE }
 
     public static Behavior of(Kind kind) {
       return new Behavior(kind, 0);
@@ -181,6 +181,9 @@ public final class FaultInjectingFakeEngine {
   private boolean failCall(Behavior b, HttpServerResponse resp) {
     switch (b.kind()) {
       case FAIL_500 -> resp.setStatusCode(500).end("Internal Server Error");
+      case BUSY_503 -> resp.setStatusCode(503).end(new JsonObject().put("error", new JsonObject()
+          .put("message", "Not enough free KV cache (fake)").put("type", "server_error")
+          .put("param", null).put("code", "kv_cache_full")).encode());
       case REJECT_400 -> resp.setStatusCode(400).end(error("fake engine rejects this"));
       case HANG -> { }
       default -> {
