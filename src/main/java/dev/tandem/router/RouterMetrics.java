@@ -14,6 +14,8 @@ public final class RouterMetrics {
   private final Map<Integer, AtomicLong> responsesByStatus = new TreeMap<>();
   private final AtomicLong engineRetries = new AtomicLong();
   private final AtomicLong preemptResumes = new AtomicLong();
+  private final AtomicLong resumeAttemptsContinued = new AtomicLong();
+  private final AtomicLong resumeAttemptsReplayed = new AtomicLong();
   private final AtomicLong clientsGone = new AtomicLong();
   private final AtomicLong reservationsOpen = new AtomicLong();
   private final AtomicLong reservationsReleased = new AtomicLong();
@@ -37,6 +39,19 @@ public final class RouterMetrics {
 
   public void preemptResume() {
     preemptResumes.incrementAndGet();
+  }
+
+  /** A resumption attempt started: a continuation from delivered tokens, or a replay. */
+  public void resumeAttempt(boolean replay) {
+    (replay ? resumeAttemptsReplayed : resumeAttemptsContinued).incrementAndGet();
+  }
+
+  public long resumeAttemptsContinued() {
+    return resumeAttemptsContinued.get();
+  }
+
+  public long resumeAttemptsReplayed() {
+    return resumeAttemptsReplayed.get();
   }
 
   public void reservationOpened() {

@@ -52,6 +52,12 @@ final class MetricsPage {
         metrics.engineRetries());
     counter(sb, "tandem_router_preempt_resumes_total", "Choices resumed after a preempt or interruption.",
         metrics.preemptResumes());
+    header(sb, "tandem_router_resume_attempts_total", "counter",
+        "Attempts that resumed choices: continued from the delivered tokens, or replayed.");
+    sb.append("tandem_router_resume_attempts_total{how=\"continue\"} ")
+        .append(metrics.resumeAttemptsContinued()).append('\n');
+    sb.append("tandem_router_resume_attempts_total{how=\"replay\"} ")
+        .append(metrics.resumeAttemptsReplayed()).append('\n');
     counter(sb, "tandem_router_clients_gone_total", "Requests whose client went away.", metrics.clientsGone());
     header(sb, "tandem_reservations_open", "gauge", "KV reservations made by prep_recv not yet claimed or released.");
     sb.append("tandem_reservations_open ").append(metrics.reservationsOpen()).append('\n');

@@ -167,6 +167,7 @@ public final class CompletionFlow implements RelayTarget {
       List<Future<Void>> runs = new ArrayList<>();
       for (AttemptSpec spec : plan.specs()) {
         LOG.debug("{}: {}", job.requestId(), spec.purpose());
+        metrics.resumeAttempt(spec.replay());
         runs.add(runSpec(spec));
       }
       return Future.all(runs).mapEmpty();
