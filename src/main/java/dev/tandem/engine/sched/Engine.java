@@ -201,6 +201,11 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
     disagg.accept(requestId, slots, rows);
   }
 
+  @Override
+  public void refused(String requestId, String reason) {
+    counters.kvTransfersRejected.incrementAndGet();
+  }
+
   public EngineStats stats() {
     Gauges g = gauges;
     return new EngineStats(g.running(), g.waiting(), g.parked(), g.free(), kv.numPages(),
