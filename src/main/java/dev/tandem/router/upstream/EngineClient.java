@@ -13,6 +13,8 @@ import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The router's only way to talk to engines: one pooled keep-alive HTTP/1.1 client (no proxy: the
@@ -21,6 +23,8 @@ import io.vertx.core.json.JsonObject;
  * back as {@link UpstreamException} (or {@link ClientGoneException}).
  */
 public final class EngineClient {
+
+  private static final Logger LOG = LoggerFactory.getLogger(EngineClient.class);
 
   private final Vertx vertx;
   private final HttpClientAgent http;
@@ -40,7 +44,11 @@ public final class EngineClient {
     PoolOptions pool = new PoolOptions()
         .setHttp1MaxSize(maxConnectionsPerEngine)
         .setMaxWaitQueueSize(-1);
-    this.http = vertx.createHttpClient(options, pool);
+    // An idle pooled connection reset by a dying engine has no request to fail: note it quietly.
+    this.http = vertx.httpClientBuilder().with(options).with(pool)
+        .withConnectHandler(conn -> conn.exceptionHandler(e ->
+            LOG.debug("engine connection {}: {}", conn.remoteAddress(), e.toString())))
+        .build();
   }
 
   /** POSTs {@code body} and returns the engine's 2xx JSON object answer. */
