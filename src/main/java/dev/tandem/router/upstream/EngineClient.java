@@ -176,13 +176,19 @@ public final class EngineClient {
   }
 
   /**
-   * Engine 4xx stays a 4xx with the engine's message; 503 means "no room now" (the builtin
-   * engine's answer to prep_recv with a full KV cache); anything else is the engine's failure.
+   * Engine 4xx stays a 4xx with the engine's message, except 404/409 about request ids, which are
+   * the router's business; 503 means "no room now" (the builtin engine's answer to prep_recv
+   * with a full KV cache); anything else is the engine's failure.
    */
   static UpstreamException statusFailure(int engineId, String stage, int status, Buffer body) {
     EngineErrorBody error = EngineErrorBody.parse(body);
     if (status == 503) {
       return UpstreamException.busy(engineId, stage, error.message());
+    }
+    if (status == 404 || status == 409) {
+      // An unknown or duplicate request id (a reservation expired, an abort not yet done): the
+      // router's bookkeeping with that engine went wrong, not the client's request. Retriable.
+      return UpstreamException.protocol(engineId, stage, "HTTP " + status + ": " + error.message());
     }
     if (status >= 400 && status < 500) {
       return UpstreamException.rejected(engineId, status, error.type(), error.code(),

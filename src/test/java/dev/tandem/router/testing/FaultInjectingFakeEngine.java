@@ -33,7 +33,7 @@ public final class FaultInjectingFakeEngine {
 
   /** What the next generation request (or call on a given path) does. */
   public record Behavior(Kind kind, int afterTokens) {
-    public enum Kind { NORMAL, FAIL_500, BUSY_503, REJECT_400, HANG, HANG_AFTER, DROP_AFTER, PREEMPT_AFTER, GARBAGE_AFTER, NO_DONE }
+    public enum Kind { NORMAL, EXPIRED, FAIL_500, BUSY_503, REJECT_400, HANG, HANG_AFTER, DROP_AFTER, PREEMPT_AFTER, GARBAGE_AFTER, NO_DONE }
 
     public static Behavior of(Kind kind) {
       return new Behavior(kind, 0);
@@ -175,9 +175,12 @@ public final class FaultInjectingFakeEngine {
           }
         }
         case "/microserving/start_generate" -> {
+          if (next(req.path()).kind() == Behavior.Kind.EXPIRED) {
+            parked.remove(body.getString("user")); // its time-to-live ran out before start_generate
+          }
           JsonObject p = parked.remove(body.getString("user"));
           if (p == null) {
-            resp.setStatusCode(400).end(error("no parked request " + body.getString("user")));
+            resp.setStatusCode(404).end(error("No prepared request " + body.getString("user")));
             return;
           }
           generate(body, body.getJsonArray("prompt"), resp);
