@@ -97,7 +97,11 @@ public final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    ParentWatch.startFromEnv(System.getenv(PARENT_PID_ENV));
+    try {
+      ParentWatch.startFromEnv(System.getenv(PARENT_PID_ENV));
+    } catch (IllegalArgumentException e) {
+      throw usage(e.getMessage());
+    }
     EngineOverrides engineOverrides = validateFlags();
     boolean debug = enableDebug != null && enableDebug.length > 0;
 

@@ -8,4 +8,11 @@ public interface KvReceiveTarget {
    * called from any thread.
    */
   void accept(String requestId, int[] slots, KvRows rows) throws KvTransferException;
+
+  /**
+   * Told of a transfer the transport refused before its rows could reach {@link #accept} (wrong
+   * world secret or model, stale PE, damaged rows, ...), so that the engine counts every refusal,
+   * not only its own. {@code requestId} is null when the header could not be trusted. Any thread.
+   */
+  default void refused(String requestId, String reason) {}
 }

@@ -140,7 +140,7 @@ final class Disaggregation {
     counters.kvReceivedTokens.addAndGet(slots.length);
   }
 
-  /** Resumes a parked request as a running one; null when it finished at once (max_tokens 0). */
+  /** Resumes a parked request as a running one (already done when max_tokens is 0). */
   RequestState startGenerate(String id, int begin, GenerationListener listener) {
     ParkedRequest p = parked.get(id);
     if (p == null) {

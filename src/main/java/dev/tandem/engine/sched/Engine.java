@@ -84,22 +84,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
    * for the prompt and {@code maxTokens} (null = no bound). Throws a 400 ApiError otherwise.
    */
   public void checkPrompt(int[] ids, Integer maxTokens) {
-    for (int i = 0; i < ids.length; i++) {
-      if (ids[i] < 0 || ids[i] >= config.vocabSize()) {
-        throw ApiError.invalid("prompt", "invalid_token", "Token id " + ids[i] + " at index " + i
-            + " is outside the vocabulary (0.." + (config.vocabSize() - 1) + ")");
-      }
-    }
-    int limit = options.maxSequenceLength();
-    if (ids.length >= limit) {
-      throw ApiError.invalid("prompt", "context_length_exceeded", "Request prompt has " + ids.length
-          + " tokens in total, larger than the model input length limit " + (limit - 1) + ".");
-    }
-    if (maxTokens != null && ids.length + (long) maxTokens > limit) {
-      throw ApiError.invalid("max_tokens", "context_length_exceeded", "max_tokens " + maxTokens
-          + " plus the prompt's " + ids.length + " tokens exceeds the context window of " + limit
-          + " tokens");
-    }
+    new PromptLimits(config.vocabSize(), options.maxSequenceLength()).check(ids, maxTokens);
   }
 
   /** Queues a request. Throws 409 if a request with this id is in flight, 400 if it does not fit. */
@@ -164,7 +149,9 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
   public void startGenerate(String requestId, int begin, GenerationListener listener) {
     post(() -> {
       RequestState r = disagg.startGenerate(requestId, begin, listener);
-      if (r != null) {
+      if (r.done) {
+        active.remove(requestId); // finished at once (max_tokens 0): drop the prep_recv placeholder
+      } else {
         active.put(requestId, r);
       }
     }, null, listener);
@@ -212,6 +199,11 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
   @Override
   public void accept(String requestId, int[] slots, KvRows rows) throws KvTransferException {
     disagg.accept(requestId, slots, rows);
+  }
+
+  @Override
+  public void refused(String requestId, String reason) {
+    counters.kvTransfersRejected.incrementAndGet();
   }
 
   public EngineStats stats() {
@@ -296,15 +288,16 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
         scheduler.admit();
         disagg.completeReadySends();
         List<Sequence> batch = scheduler.plan();
+        // gauges first: a client that sees an output must not then read older gauges
         if (batch.isEmpty()) {
-          emitter.deliver();
           publishGauges();
+          emitter.deliver();
           runCommands(true);
           continue;
         }
         step(batch);
-        emitter.deliver();
         publishGauges();
+        emitter.deliver();
       } catch (InterruptedException e) {
         if (closed) {
           break;

@@ -48,12 +48,12 @@ final class KvReceiverSession {
   /** One transfer; false when it was refused (the connection then closes). */
   private boolean transfer(byte[] body, byte[] headerProof) throws IOException {
     if (!policy.secret().verify(headerProof, KvWire.HEADER_PURPOSE, nonce, body)) {
-      return refuse("wrong world secret: the sender does not belong to this engine's KV world", null);
+      return reject("wrong world secret: the sender does not belong to this engine's KV world", null);
     }
     Header h = Header.decodeBody(body);
     String problem = checkHeader(h);
     if (problem != null) {
-      return refuse(problem, h);
+      return reject(problem, h);
     }
     sequence++;
     KvWire.writeVerdict(ch, null);
@@ -64,19 +64,19 @@ final class KvReceiverSession {
     trailer.get(trailerProof);
     if (!policy.secret().verify(trailerProof, KvWire.TRAILER_PURPOSE, nonce, headerProof,
         KvWire.crcBytes(claimedCrc))) {
-      return refuse("wrong world secret on the transfer's trailer", h);
+      return reject("wrong world secret on the transfer's trailer", h);
     }
     if (claimedCrc != received.crc()) {
-      return refuse(String.format("checksum mismatch: the KV rows were damaged in transit (crc32c sent %08x,"
+      return reject(String.format("checksum mismatch: the KV rows were damaged in transit (crc32c sent %08x,"
           + " received %08x); nothing was written", claimedCrc, received.crc()), h);
     }
     try {
       policy.target().accept(h.requestId(), h.slots(), received.rows());
     } catch (KvTransferException e) {
-      return refuse(e.getMessage(), h);
+      return refuse(e.getMessage(), h); // the engine refused it and counted that itself
     } catch (RuntimeException e) {
       LOG.error("the engine failed to store KV rows of request {}", h.requestId(), e);
-      return refuse("the receiving engine failed to store the rows: " + e, h);
+      return reject("the receiving engine failed to store the rows: " + e, h);
     }
     KvWire.writeVerdict(ch, null);
     LOG.debug("stored {} KV rows x {} layers for request {}", h.numTokens(), h.numLayers(), h.requestId());
@@ -113,6 +113,16 @@ final class KvReceiverSession {
       }
     }
     return null;
+  }
+
+  /** Refuses a transfer the engine has not seen: tells the engine, then the sender. */
+  private boolean reject(String reason, Header h) throws IOException {
+    try {
+      policy.target().refused(h == null ? null : h.requestId(), reason);
+    } catch (RuntimeException e) {
+      LOG.warn("the engine failed to note a refused KV transfer: {}", e.toString());
+    }
+    return refuse(reason, h);
   }
 
   private boolean refuse(String reason, Header h) throws IOException {

@@ -148,6 +148,19 @@ class DisaggregationTest {
   }
 
   @Test
+  void zeroMaxTokensFinishesAtOnceAndFreesTheId() throws Exception {
+    GenerationRequest req = new GenerationRequest("zero", prompt(3, 20), 1, SamplingParams.greedy(0));
+    PrepareReceiveResult prep = d.prepareReceive(req, -1).get();
+    p.remoteSend(req, 0, 19, KvAppendMetadata.decode(prep.kvAppendMetadata()), 1, shipper).get();
+    Collector c = new Collector();
+    d.startGenerate("zero", 19, c);
+    assertEquals(FinishReason.LENGTH, c.await().finish.get(0));
+    Collector again = new Collector();
+    d.submit(greedy("zero", prompt(3, 5), 2), again);
+    again.await();
+  }
+
+  @Test
   void windowsAreValidated() {
     GenerationRequest req = greedy("w", prompt(1, 10), 4);
     assertEquals(400, status(() -> d.prepareReceive(req, 10).get()));

@@ -51,11 +51,15 @@ public final class EngineProcess implements AutoCloseable {
     Path log = Files.createTempFile("make-model", ".log");
     Process p = builder(javaCommand("256m", "make-model", dir.toString(), "--preset", preset,
         "--seed", Long.toString(seed)), log).start();
-    if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      p.destroyForcibly();
-      throw new IllegalStateException("make-model failed: " + Files.readString(log));
+    try {
+      if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        p.destroyForcibly();
+        throw new IllegalStateException("make-model failed: " + Files.readString(log));
+      }
+      return dir;
+    } finally {
+      Files.deleteIfExists(log);
     }
-    return dir;
   }
 
   public static int freePort() throws IOException {
@@ -113,8 +117,9 @@ public final class EngineProcess implements AutoCloseable {
       }
       Thread.sleep(100);
     }
+    String output = log();
     close();
-    throw new IllegalStateException("engine not ready within " + limit + ":\n" + log());
+    throw new IllegalStateException("engine not ready within " + limit + ":\n" + output);
   }
 
   public HttpJson http() {
@@ -147,6 +152,11 @@ public final class EngineProcess implements AutoCloseable {
     } catch (InterruptedException e) {
       process.destroyForcibly();
       Thread.currentThread().interrupt();
+    }
+    try {
+      Files.deleteIfExists(log);
+    } catch (IOException ignored) {
+      // a leftover temp file is harmless
     }
   }
 }

@@ -170,30 +170,34 @@ class EngineServerHttpTest {
 
   @Test
   void clientDisconnectAbortsAndFreesKv() throws Exception {
+    // slow steps keep the request running well past the disconnect (400 tokens take > 1 s)
     model.stepDelayMillis = 3;
-    try (Socket s = new Socket("127.0.0.1", port)) {
-      String body = "{\"prompt\":[5,6,7],\"max_tokens\":400,\"stream\":true,\"user\":\"gone\",\"debug_config\":{\"ignore_eos\":true}}";
-      s.getOutputStream().write(("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
-          + body.length() + "\r\n\r\n" + body).getBytes(StandardCharsets.US_ASCII));
-      InputStream in = s.getInputStream();
-      byte[] buf = new byte[4096];
-      int n = in.read(buf);
-      assertTrue(new String(buf, 0, n, StandardCharsets.US_ASCII).contains("data: "));
+    try {
+      try (Socket s = new Socket("127.0.0.1", port)) {
+        String body = "{\"prompt\":[5,6,7],\"max_tokens\":400,\"stream\":true,\"user\":\"gone\",\"debug_config\":{\"ignore_eos\":true}}";
+        s.getOutputStream().write(("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+            + body.length() + "\r\n\r\n" + body).getBytes(StandardCharsets.US_ASCII));
+        InputStream in = s.getInputStream();
+        byte[] buf = new byte[4096];
+        int n = in.read(buf);
+        assertTrue(new String(buf, 0, n, StandardCharsets.US_ASCII).contains("data: "));
+      }
+      String metrics = "";
+      for (int i = 0; i < 200; i++) {
+        metrics = http.get("/metrics").body();
+        if (HttpJson.metric(metrics, "tandem_engine_running") == 0
+            && HttpJson.metric(metrics, "tandem_engine_requests_aborted_total") >= 1) {
+          break;
+        }
+        Thread.sleep(10);
+      }
+      assertEquals(0, HttpJson.metric(metrics, "tandem_engine_running"));
+      assertTrue(HttpJson.metric(metrics, "tandem_engine_requests_aborted_total") >= 1);
+      assertEquals(128, HttpJson.metric(metrics, "tandem_engine_kv_pages_free")
+          + HttpJson.metric(metrics, "tandem_engine_kv_pages_cached"));
     } finally {
       model.stepDelayMillis = 0;
     }
-    String metrics = "";
-    for (int i = 0; i < 200; i++) {
-      metrics = http.get("/metrics").body();
-      if (HttpJson.metric(metrics, "tandem_engine_running") == 0) {
-        break;
-      }
-      Thread.sleep(10);
-    }
-    assertEquals(0, HttpJson.metric(metrics, "tandem_engine_running"));
-    assertTrue(HttpJson.metric(metrics, "tandem_engine_requests_aborted_total") >= 1);
-    assertEquals(128, HttpJson.metric(metrics, "tandem_engine_kv_pages_free")
-        + HttpJson.metric(metrics, "tandem_engine_kv_pages_cached"));
     // the id is free again
     assertEquals(200, http.post("/v1/completions", "{\"prompt\":[1],\"max_tokens\":1,\"user\":\"gone\"}").status());
   }

@@ -134,6 +134,7 @@ class KvTransportTest {
         .ship(0, "r", new int[] {1}, ReservingKvTargetDouble.rows(LAYERS, KV_DIM, 1, 5)).get(10, TimeUnit.SECONDS));
     assertTrue(reason(e).contains("wrong world secret"), reason(e));
     assertTrue(target.untouched());
+    assertEquals(1, target.refusedByTransport(), "the engine is told, so that it counts the refusal");
   }
 
   @Test
@@ -148,6 +149,7 @@ class KvTransportTest {
         .handle((v, t) -> t).get(10, TimeUnit.SECONDS);
     assertInstanceOf(KvTransferException.class, seen);
     assertTrue(target.untouched());
+    assertEquals(2, target.refusedByTransport());
   }
 
   @Test
@@ -167,6 +169,7 @@ class KvTransportTest {
         .ship(0, "r", new int[] {1, 9}, ReservingKvTargetDouble.rows(LAYERS, KV_DIM, 2, 5)).get(10, TimeUnit.SECONDS));
     assertTrue(reason(e).contains("slot 9 is not reserved for request r"), reason(e));
     assertTrue(target.untouched());
+    assertEquals(0, target.refusedByTransport(), "the engine's own refusal is not reported back to it");
   }
 
   @Test
@@ -178,6 +181,7 @@ class KvTransportTest {
         .ship(0, "r", new int[] {1}, ReservingKvTargetDouble.rows(LAYERS, KV_DIM, 1, 5)).get(10, TimeUnit.SECONDS));
     assertTrue(reason(e).contains("checksum mismatch"), reason(e));
     assertTrue(target.untouched());
+    assertEquals(1, target.refusedByTransport());
   }
 
   @Test

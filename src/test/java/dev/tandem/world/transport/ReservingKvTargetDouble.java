@@ -21,6 +21,7 @@ public final class ReservingKvTargetDouble implements KvReceiveTarget {
   private final float[][] values;
   private final Map<String, Set<Integer>> reservations = new ConcurrentHashMap<>();
   private final AtomicInteger stored = new AtomicInteger();
+  private final AtomicInteger refusedByTransport = new AtomicInteger();
 
   public ReservingKvTargetDouble(int numLayers, int kvDim, int numSlots) {
     this.numLayers = numLayers;
@@ -60,6 +61,16 @@ public final class ReservingKvTargetDouble implements KvReceiveTarget {
       }
     }
     stored.incrementAndGet();
+  }
+
+  @Override
+  public void refused(String requestId, String reason) {
+    refusedByTransport.incrementAndGet();
+  }
+
+  /** Transfers the transport refused before they reached {@link #accept}. */
+  public int refusedByTransport() {
+    return refusedByTransport.get();
   }
 
   public int storedTransfers() {
