@@ -239,6 +239,17 @@ class DisaggregatedFaultsTest {
   }
 
   @Test
+  void anExpiredReservationIsTheRoutersProblemNotTheClients() {
+    router(0.0);
+    d1.script("/microserving/start_generate", Behavior.of(EXPIRED)); // D1 is picked first
+    Answer a = h.post("/v1/completions", request(3, false));
+    // the engine's 404 ("no prepared request") is retried elsewhere, never shown as a 404
+    assertEquals(200, a.status(), a.body().toString());
+    assertEquals(expected(3), a.json().getJsonArray("choices").getJsonObject(0).getString("text"));
+    assertEquals(1, d2.received("/microserving/start_generate").size());
+  }
+
+  @Test
   void busyDecodeEnginesAreWaitedForNotGivenUpOn() {
     router(0.0);
     for (int i = 0; i < 3; i++) {
