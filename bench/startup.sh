@@ -17,4 +17,7 @@ java "${java_opts[@]}" -jar "$jar" make-model "$model" --preset tiny >&2
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(java -version 2>&1 | head -1)"
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); runs per case: $runs; engine JVM options: $opts"
 echo
-java "${java_opts[@]}" -cp "$jar" dev.tandem.supervisor.StartupBenchmark "$model" "$runs" "$opts"
+for cds in cds no-cds; do
+  java "${java_opts[@]}" -cp "$jar" dev.tandem.supervisor.StartupBenchmark "$model" "$runs" "$opts" "$cds"
+  echo
+done

@@ -121,6 +121,11 @@ public final class RouterCommand implements Callable<Integer> {
           + " with -, e.g. --engine-jvm-opts=-Xmx512m.")
   String engineJvmOpts;
 
+  @Option(names = "--engine-cds", negatable = true, fallbackValue = "true",
+      description = "Builtin engines share a class-data archive (written at the first fleet's stop)."
+          + " Default: on; --no-engine-cds turns it off.")
+  Boolean engineCds;
+
   @Option(names = "--print-config", description = "Print the resolved JSON configuration and exit.")
   boolean printConfig;
 
@@ -168,6 +173,7 @@ public final class RouterCommand implements Callable<Integer> {
       c.setEngineJvmOpts(Arrays.stream(engineJvmOpts.trim().split("\\s+"))
           .filter(s -> !s.isEmpty()).toList());
     }
+    if (engineCds != null) c.setEngineCds(engineCds);
     return c;
   }
 

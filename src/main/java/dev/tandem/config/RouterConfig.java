@@ -50,6 +50,8 @@ public final class RouterConfig {
   public static final String DEFAULT_PYTHON = "python3";
   public static final String DEFAULT_ENGINE_OVERRIDES = null;
   public static final List<String> DEFAULT_ENGINE_JVM_OPTS = List.of();
+  /** Builtin engines share a class-data archive (see {@code EngineCds}): faster, cheaper starts. */
+  public static final boolean DEFAULT_ENGINE_CDS = true;
   /** Null: the router found through {@code ServiceLoader}, else the stand-in. */
   public static final String DEFAULT_ROUTER_FACTORY = null;
 
@@ -77,6 +79,7 @@ public final class RouterConfig {
   private String python = DEFAULT_PYTHON;
   private String engineOverrides = DEFAULT_ENGINE_OVERRIDES;
   private List<String> engineJvmOpts = DEFAULT_ENGINE_JVM_OPTS;
+  private boolean engineCds = DEFAULT_ENGINE_CDS;
   private String routerFactory = DEFAULT_ROUTER_FACTORY;
 
   public RouterConfig() {}
@@ -115,6 +118,7 @@ public final class RouterConfig {
     python = in.string("python", DEFAULT_PYTHON);
     engineOverrides = in.string("engineOverrides", DEFAULT_ENGINE_OVERRIDES);
     engineJvmOpts = in.strings("engineJvmOpts", DEFAULT_ENGINE_JVM_OPTS);
+    engineCds = in.bool("engineCds", DEFAULT_ENGINE_CDS);
     routerFactory = in.string("routerFactory", DEFAULT_ROUTER_FACTORY);
     in.rejectUnknownKeys();
   }
@@ -153,6 +157,7 @@ public final class RouterConfig {
     json.put("python", python);
     json.put("engineOverrides", engineOverrides);
     json.put("engineJvmOpts", new JsonArray(new ArrayList<>(engineJvmOpts)));
+    json.put("engineCds", engineCds);
     json.put("routerFactory", routerFactory);
     return json;
   }
@@ -266,6 +271,8 @@ public final class RouterConfig {
   public RouterConfig setEngineOverrides(String overrides) { this.engineOverrides = overrides; return this; }
   public List<String> getEngineJvmOpts() { return engineJvmOpts; }
   public RouterConfig setEngineJvmOpts(List<String> opts) { this.engineJvmOpts = List.copyOf(opts); return this; }
+  public boolean isEngineCds() { return engineCds; }
+  public RouterConfig setEngineCds(boolean cds) { this.engineCds = cds; return this; }
   public String getRouterFactory() { return routerFactory; }
   public RouterConfig setRouterFactory(String factory) { this.routerFactory = factory; return this; }
 

@@ -21,12 +21,16 @@ public final class BuiltinProfile implements EngineProfile {
   private final List<String> jvmOpts;
   private final String classpath;
   private final long parentPid;
+  private final EngineCds cds;
 
-  public BuiltinProfile(String java, List<String> jvmOpts, String classpath, long parentPid) {
+  /** @param cds the engines' class-data archive, or null for none */
+  public BuiltinProfile(String java, List<String> jvmOpts, String classpath, long parentPid,
+      EngineCds cds) {
     this.java = java;
     this.jvmOpts = List.copyOf(jvmOpts);
     this.classpath = classpath;
     this.parentPid = parentPid;
+    this.cds = cds;
   }
 
   /** The {@code java} of the running JVM, so that engines run on the same runtime. */
@@ -49,6 +53,9 @@ public final class BuiltinProfile implements EngineProfile {
     List<String> argv = new ArrayList<>();
     argv.add(java);
     argv.addAll(jvmOpts);
+    if (cds != null) {
+      argv.addAll(cds.jvmOptions(launch.endpoint().id()));
+    }
     // DJL would probe a cloud metadata address and Hazelcast would phone home otherwise.
     argv.add("-Dai.djl.offline=true");
     argv.add("-Dhazelcast.phone.home.enabled=false");

@@ -25,12 +25,12 @@ public interface EngineProfile {
   /** Polled while the engine runs. MLC engines have no {@code /health}, so they get /v1/models. */
   String healthPath();
 
-  /** The profile for a router configuration. */
-  static EngineProfile of(RouterConfig config) {
+  /** The profile for a router configuration; {@code cds} (builtin engines) may be null. */
+  static EngineProfile of(RouterConfig config, EngineCds cds) {
     return switch (config.getEngine()) {
       case MLC -> new MlcProfile(config.getPython(), MlcProfile.parentDeathWrapper());
       case BUILTIN -> new BuiltinProfile(BuiltinProfile.javaExecutable(), config.getEngineJvmOpts(),
-          TandemClasspath.resolve(), ProcessHandle.current().pid());
+          TandemClasspath.resolve(), ProcessHandle.current().pid(), cds);
     };
   }
 }

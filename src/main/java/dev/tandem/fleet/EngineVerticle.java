@@ -99,14 +99,10 @@ public final class EngineVerticle extends VerticleBase {
     return launch().andThen(ar -> {
       if (ar.succeeded()) {
         becomeReady();
-      } else {
+      } else if (shutdown == null) {
         // Vert.x does not call stop() after a failed start: release what start() took.
-        if (shutdown == null) {
-          changeState(EngineState.FAILED, ar.cause().getMessage());
-        }
-        control.unregister();
-        http.close();
-        launcher.close();
+        changeState(EngineState.FAILED, ar.cause().getMessage());
+        release();
       }
     });
   }
@@ -327,18 +323,26 @@ public final class EngineVerticle extends VerticleBase {
         : Future.fromCompletionStage(current.stop(spec.stopGrace()), context);
     stopped.onComplete(ar -> {
       changeState(EngineState.STOPPED, reason);
-      if (control != null) {
-        control.unregister();
-      }
-      if (http != null) {
-        http.close();
-      }
-      if (launcher != null) {
-        launcher.close();
-      }
+      release();
       done.complete();
     });
     return shutdown;
+  }
+
+  /** The control consumer, HTTP client and launcher thread (each null until start() made it). */
+  private void release() {
+    if (control != null) {
+      control.unregister();
+      control = null;
+    }
+    if (http != null) {
+      http.close();
+      http = null;
+    }
+    if (launcher != null) {
+      launcher.close();
+      launcher = null;
+    }
   }
 
   private Future<Integer> killChild(ChildProcess target) {

@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * One engine runs round-robin (no world); 3 and 4 run disagg (1 prefill, the rest decode, one
  * world), and 4 also round-robin to separate the world's share. Prints a Markdown table.
  *
- * <p>{@code java -cp tandem.jar dev.tandem.supervisor.StartupBenchmark MODEL [RUNS] [JVM_OPTS]};
+ * <p>{@code java -cp tandem.jar dev.tandem.supervisor.StartupBenchmark MODEL [RUNS] [JVM_OPTS]
+ * [cds|no-cds]} (one untimed fleet first, which also writes the class-data archive);
  * see bench/startup.sh.
  */
 public final class StartupBenchmark {
@@ -30,18 +31,23 @@ public final class StartupBenchmark {
 
   public static void main(String[] args) throws Exception {
     if (args.length < 1) {
-      System.err.println("usage: StartupBenchmark MODEL [RUNS] [ENGINE_JVM_OPTS]");
+      System.err.println("usage: StartupBenchmark MODEL [RUNS] [ENGINE_JVM_OPTS] [cds|no-cds]");
       System.exit(2);
     }
     Path model = Path.of(args[0]);
     int runs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
     List<String> jvmOpts = args.length > 2 ? Arrays.asList(args[2].trim().split("\\s+"))
         : List.of("-Xmx512m");
+    boolean cds = args.length <= 3 || !args[3].equals("no-cds");
     List<Case> cases = List.of(new Case(1, RouterMode.ROUND_ROBIN), new Case(3, RouterMode.DISAGG),
         new Case(4, RouterMode.DISAGG), new Case(4, RouterMode.ROUND_ROBIN));
     Path logs = Files.createTempDirectory("tandem-startup-bench");
     Vertx vertx = Vertx.vertx();
     try {
+      // Untimed: the JVMs' page cache, and with CDS the class-data archive, as a second start finds them.
+      timeToReady(vertx, config(model, cases.get(0), jvmOpts, logs).setEngineCds(cds));
+      System.out.println("engine class-data sharing: " + (cds ? "on" : "off"));
+      System.out.println();
       System.out.println("| engines | mode | runs | median (s) | min (s) | max (s) |");
       System.out.println("|---|---|---|---|---|---|");
       double oneEngine = 0;
@@ -49,7 +55,7 @@ public final class StartupBenchmark {
       for (Case c : cases) {
         List<Double> times = new ArrayList<>();
         for (int r = 0; r < runs; r++) {
-          times.add(timeToReady(vertx, config(model, c, jvmOpts, logs)));
+          times.add(timeToReady(vertx, config(model, c, jvmOpts, logs).setEngineCds(cds)));
         }
         times.sort(Double::compare);
         double median = times.get(times.size() / 2);

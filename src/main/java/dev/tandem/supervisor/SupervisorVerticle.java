@@ -3,11 +3,14 @@ package dev.tandem.supervisor;
 import dev.tandem.config.ConfigValidator;
 import dev.tandem.config.EndpointConfig;
 import dev.tandem.config.RouterConfig;
+import dev.tandem.config.EngineKind;
 import dev.tandem.fleet.Addresses;
+import dev.tandem.fleet.EngineCds;
 import dev.tandem.fleet.EngineLaunch;
 import dev.tandem.fleet.EngineProfile;
 import dev.tandem.fleet.EngineSpec;
 import dev.tandem.fleet.EngineVerticle;
+import dev.tandem.fleet.TandemClasspath;
 import dev.tandem.tokenizer.TextTokenizer;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -47,6 +50,7 @@ public final class SupervisorVerticle extends VerticleBase {
   private final FleetView fleet = new FleetView();
   private RouterConfig config;
   private FleetWorld world;
+  private EngineCds cds;
   private TextTokenizer tokenizer;
   private final List<String> engineDeployments = new ArrayList<>();
   private String routerDeployment;
@@ -123,15 +127,29 @@ public final class SupervisorVerticle extends VerticleBase {
   }
 
   private Future<Void> startEngines() {
-    EngineProfile profile = givenProfile != null ? givenProfile : EngineProfile.of(config);
-    Path logDir = Path.of(config.getLogDir());
-    List<EngineVerticle> engines = new ArrayList<>();
+    // Building the commands looks at files (class path, class-data archive): off the event loop.
+    return vertx.executeBlocking(this::engineSpecs).compose(this::deployEngines);
+  }
+
+  private List<EngineSpec> engineSpecs() {
+    if (config.getEngine() == EngineKind.BUILTIN && config.isEngineCds()) {
+      cds = EngineCds.in(Path.of(System.getProperty("java.io.tmpdir"), "tandem-cds"),
+          TandemClasspath.resolve(), config.getEngineJvmOpts());
+    }
+    EngineProfile profile = givenProfile != null ? givenProfile : EngineProfile.of(config, cds);
+    List<EngineSpec> specs = new ArrayList<>();
     for (EndpointConfig endpoint : config.endpoints()) {
       EngineLaunch launch = new EngineLaunch(config.getModel(), config.getModelLib(), endpoint,
           config.isEnablePrefixCache(), config.getEngineOverrides(),
           world == null ? null : world.init());
-      engines.add(new EngineVerticle(EngineSpec.of(profile, launch, logDir, config)));
+      specs.add(EngineSpec.of(profile, launch, Path.of(config.getLogDir()), config));
     }
+    return specs;
+  }
+
+  private Future<Void> deployEngines(List<EngineSpec> specs) {
+    List<EngineVerticle> engines = specs.stream().map(EngineVerticle::new).toList();
+    Path logDir = Path.of(config.getLogDir());
     LOG.info("starting {} {} engine(s) in {} mode, logs in {}", engines.size(),
         config.getEngine().wireName(), config.getRouterMode().wireName(), logDir.toAbsolutePath());
     List<Future<String>> deployments = engines.stream().map(vertx::deployVerticle).toList();
@@ -196,6 +214,9 @@ public final class SupervisorVerticle extends VerticleBase {
           }
           if (tokenizer != null) {
             tokenizer.close();
+          }
+          if (cds != null) {
+            cds.publish();
           }
           return null;
         }))

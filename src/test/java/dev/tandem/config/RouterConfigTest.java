@@ -41,7 +41,7 @@ class RouterConfigTest {
         .setHealthFailures(2).setRestartBackoff(Duration.ofMillis(50))
         .setRestartBackoffMax(Duration.ofSeconds(1)).setRestartLimit(9)
         .setStopGrace(Duration.ofSeconds(3)).setPython("/opt/py").setEngineOverrides("a=1")
-        .setEngineJvmOpts(List.of("-Xmx1g")).setRouterFactory("x.Y");
+        .setEngineJvmOpts(List.of("-Xmx1g")).setEngineCds(false).setRouterFactory("x.Y");
     RouterConfig back = RouterConfig.fromJson(new JsonObject(config.toJson().encodePrettily()));
     assertEquals(config, back);
     assertEquals(Duration.ofMillis(300), back.getHealthInterval());

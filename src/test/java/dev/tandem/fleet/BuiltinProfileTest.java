@@ -16,7 +16,7 @@ class BuiltinProfileTest {
     EngineLaunch launch = new EngineLaunch("/m/tiny", null, endpoint, true, "max_num_sequence=4",
         world);
     EngineCommand command = new BuiltinProfile("/jdk/bin/java", List.of("-Xmx512m"),
-        "/x/tandem.jar", 4242).command(launch);
+        "/x/tandem.jar", 4242, null).command(launch);
     assertEquals(List.of("/jdk/bin/java", "-Xmx512m", "-Dai.djl.offline=true",
         "-Dhazelcast.phone.home.enabled=false", "-cp", "/x/tandem.jar", "dev.tandem.cli.Tandem",
         "serve", "/m/tiny", "--device", "cpu:2", "--enable-debug", "--mode", "server",

@@ -3,6 +3,7 @@ package dev.tandem.supervisor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.config.RouterConfig;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -96,11 +97,11 @@ class RouterProcessIT {
 
   @Test
   void sigtermStopsEveryEngineWithinTheGracePeriod() throws Exception {
-    int[] ports = ProcessTools.freePorts(4);
-    startRouter(model(), ports[3], ports[0], ports[1], ports[2]);
-    List<Long> engines = awaitFleet(ports[3], 3);
+    int[] ports = ProcessTools.freePorts(3);
+    startRouter(model(), ports[2], ports[0], ports[1]);
+    List<Long> engines = awaitFleet(ports[2], 2);
     assertEquals(engines.size(), ProcessTools.processesMentioning(dir.toString()).size() - 1,
-        "the router and its three engines");
+        "the router and its two engines");
     long t0 = System.nanoTime();
     router.destroy(); // SIGTERM
     assertTrue(router.waitFor(STOP_GRACE_MS + 10_000, TimeUnit.MILLISECONDS), "router exited");
@@ -113,12 +114,33 @@ class RouterProcessIT {
 
   @Test
   void kill9OfTheRouterTakesEveryEngineDownWithinFiveSeconds() throws Exception {
-    int[] ports = ProcessTools.freePorts(4);
-    startRouter(model(), ports[3], ports[0], ports[1], ports[2]);
-    List<Long> engines = awaitFleet(ports[3], 3);
+    int[] ports = ProcessTools.freePorts(3);
+    startRouter(model(), ports[2], ports[0], ports[1]);
+    List<Long> engines = awaitFleet(ports[2], 2);
     router.destroyForcibly(); // SIGKILL: no shutdown hook runs
     assertTrue(router.waitFor(5, TimeUnit.SECONDS));
     assertEquals(List.of(), ProcessTools.awaitGone(engines, 5000), "engines alive 5 s after kill -9");
+  }
+
+  @Test
+  void vertxLauncherDeploysTheSupervisorFromJsonAndSigtermStopsTheFleet() throws Exception {
+    int[] ports = ProcessTools.freePorts(3);
+    RouterConfig config = new RouterConfig().setModel(model().toString()).setRouterPort(ports[2])
+        .setEndpointPorts(List.of(ports[0], ports[1])).setLogDir(dir.resolve("logs").toString())
+        .setEngineJvmOpts(List.of("-Xmx256m")).setStopGrace(Duration.ofMillis(STOP_GRACE_MS));
+    Path json = dir.resolve("router.json");
+    Files.writeString(json, config.toJson().encodePrettily());
+    List<String> cmd = ProcessTools.java("-Xmx256m");
+    int jar = cmd.indexOf("-jar");
+    cmd.set(jar, "-cp");
+    cmd.addAll(List.of("io.vertx.launcher.application.VertxApplication",
+        SupervisorVerticle.class.getName(), "-conf", json.toString()));
+    router = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(dir.resolve("router.out").toFile()).start();
+    List<Long> engines = awaitFleet(ports[2], 2);
+    router.destroy(); // SIGTERM: the launcher closes Vert.x, which undeploys the supervisor
+    assertTrue(router.waitFor(STOP_GRACE_MS + 10_000, TimeUnit.MILLISECONDS), "launcher exited");
+    assertEquals(List.of(), ProcessTools.awaitGone(engines, 0), "engines left after the launcher exited");
   }
 
   @Test

@@ -11,7 +11,6 @@ import java.util.List;
 final class ForwardPass {
   /** Output rows per matmul task: small enough to balance two threads, large enough to amortize a hand-out. */
   private static final int ROWS_PER_TASK = 16;
-  private static final int HEADS_PER_TASK = 1;
 
   private final LlamaWeights w;
   private final LlamaConfig c;
@@ -59,20 +58,15 @@ final class ForwardPass {
         System.arraycopy(w.embed, ch.tokens()[i] * hidden, x, t * hidden, hidden);
       }
     }
-    float[] xb = new float[n * hidden];
-    float[] qkv = new float[n * qkvDim];
-    float[] att = new float[n * qDim];
-    float[] gu = new float[n * 2 * inter];
-    float[] act = new float[n * inter];
-    float[] delta = new float[n * hidden];
-
+    // Every phase writes a fresh array (see WorkerPool: a straggling task may run late or twice).
     for (int l = 0; l < c.numLayers(); l++) {
       LlamaWeights.Layer layer = w.layers[l];
       float[] keys = kv.keys(l);
       float[] values = kv.values(l);
-      rmsNorm(x, layer.attnNorm(), xb, numTokens);
-      matmul(layer.wqkv(), qkvDim, hidden, xb, numTokens, qkv);
-      pool.run(numTokens, tok -> {
+      // Rotated in a copy: a straggling matmul task may still write its (unrotated) rows into its output.
+      float[] qkv = matmul(layer.wqkv(), qkvDim, hidden, rmsNorm(x, layer.attnNorm(), numTokens), numTokens).clone();
+      // RoPE and the KV writes run on this thread alone: the cache is shared state, never written by the pool.
+      for (int tok = 0; tok < numTokens; tok++) {
         int base = tok * qkvDim;
         int pos = posOf[tok];
         rope.apply(qkv, base, c.numHeads(), pos);
@@ -80,22 +74,16 @@ final class ForwardPass {
         int slot = chunks.get(chunkOf[tok]).slots()[pos];
         System.arraycopy(qkv, base + qDim, keys, slot * kvDim, kvDim);
         System.arraycopy(qkv, base + qDim + kvDim, values, slot * kvDim, kvDim);
-      });
+      }
+      float[] att = new float[numTokens * qDim];
       int headTasks = numTokens * c.numHeads();
-      pool.run((headTasks + HEADS_PER_TASK - 1) / HEADS_PER_TASK, task -> {
-        int end = Math.min(headTasks, (task + 1) * HEADS_PER_TASK);
-        for (int th = task * HEADS_PER_TASK; th < end; th++) {
-          int tok = th / c.numHeads();
-          attendHead(qkv, tok, th % c.numHeads(), posOf[tok], chunks.get(chunkOf[tok]).slots(), keys, values, att);
-        }
+      pool.run(headTasks, th -> {
+        int tok = th / c.numHeads();
+        attendHead(qkv, tok, th % c.numHeads(), posOf[tok], chunks.get(chunkOf[tok]).slots(), keys, values, att);
       });
-      matmul(layer.wo(), hidden, qDim, att, numTokens, delta);
-      addInPlace(x, delta);
-      rmsNorm(x, layer.mlpNorm(), xb, numTokens);
-      matmul(layer.wGateUp(), 2 * inter, hidden, xb, numTokens, gu);
-      swiGlu(gu, act, numTokens);
-      matmul(layer.wDown(), hidden, inter, act, numTokens, delta);
-      addInPlace(x, delta);
+      float[] h = add(x, matmul(layer.wo(), hidden, qDim, att, numTokens));
+      float[] gu = matmul(layer.wGateUp(), 2 * inter, hidden, rmsNorm(h, layer.mlpNorm(), numTokens), numTokens);
+      x = add(h, matmul(layer.wDown(), hidden, inter, swiGlu(gu, numTokens), numTokens));
     }
     return logits(chunks, x);
   }
@@ -118,11 +106,8 @@ final class ForwardPass {
         System.arraycopy(x, (t - 1) * hidden, last, row++ * hidden, hidden);
       }
     }
-    float[] normed = new float[m * hidden];
-    rmsNorm(last, w.finalNorm, normed, m);
     int vocab = c.vocabSize();
-    float[] out = new float[m * vocab];
-    matmul(w.lmHead, vocab, hidden, normed, m, out);
+    float[] out = matmul(w.lmHead, vocab, hidden, rmsNorm(last, w.finalNorm, m), m);
     row = 0;
     for (int ci = 0; ci < chunks.size(); ci++) {
       if (chunks.get(ci).wantLogits()) {
@@ -153,18 +138,19 @@ final class ForwardPass {
       sum += e;
     }
     float inv = 1f / sum;
-    int out = tok * qDim + head * headDim;
-    java.util.Arrays.fill(att, out, out + headDim, 0f);
+    float[] acc = new float[headDim]; // local, then stored: a task may run twice (see WorkerPool)
     for (int j = 0; j <= pos; j++) {
       float p = scores[j] * inv;
       int v = slots[j] * kvDim + kvOff;
       for (int d = 0; d < headDim; d++) {
-        att[out + d] += p * values[v + d];
+        acc[d] += p * values[v + d];
       }
     }
+    System.arraycopy(acc, 0, att, tok * qDim + head * headDim, headDim);
   }
 
-  private void rmsNorm(float[] in, float[] weight, float[] out, int numTokens) {
+  private float[] rmsNorm(float[] in, float[] weight, int numTokens) {
+    float[] out = new float[numTokens * hidden];
     float eps = (float) c.rmsNormEps();
     for (int t = 0; t < numTokens; t++) {
       int o = t * hidden;
@@ -174,9 +160,11 @@ final class ForwardPass {
         out[o + i] = weight[i] * (in[o + i] * inv);
       }
     }
+    return out;
   }
 
-  private void swiGlu(float[] gu, float[] act, int numTokens) {
+  private float[] swiGlu(float[] gu, int numTokens) {
+    float[] act = new float[numTokens * inter];
     pool.run(numTokens, t -> {
       int g = t * 2 * inter;
       int a = t * inter;
@@ -186,17 +174,23 @@ final class ForwardPass {
         act[a + i] = silu * gu[g + inter + i];
       }
     });
+    return act;
   }
 
-  private static void addInPlace(float[] x, float[] delta) {
+  private static float[] add(float[] x, float[] delta) {
+    float[] sum = new float[x.length];
     for (int i = 0; i < x.length; i++) {
-      x[i] += delta[i];
+      sum[i] = x[i] + delta[i];
     }
+    return sum;
   }
 
-  private void matmul(float[] weight, int outDim, int inDim, float[] in, int numTokens, float[] out) {
+  /** out[t][o] = dot(weight row o, in row t), split across output rows. */
+  private float[] matmul(float[] weight, int outDim, int inDim, float[] in, int numTokens) {
+    float[] out = new float[numTokens * outDim];
     int tasks = (outDim + ROWS_PER_TASK - 1) / ROWS_PER_TASK;
     pool.run(tasks, task -> Kernels.matmulRows(weight, inDim, task * ROWS_PER_TASK,
         Math.min(outDim, (task + 1) * ROWS_PER_TASK), in, numTokens, out, outDim));
+    return out;
   }
 }

@@ -32,20 +32,29 @@ final class Kernels {
     return s;
   }
 
+  /** Bytes of token rows kept hot in cache while a block of weight rows is multiplied against them. */
+  private static final int TOKEN_TILE_BYTES = 32 << 10;
+
   /**
    * out[t * outStride + o] = dot(w row o, x row t) for rows {@code o in [rowStart, rowEnd)} and
-   * tokens {@code t in [0, numTokens)}; x rows are {@code n} floats apart.
+   * tokens {@code t in [0, numTokens)}; x rows are {@code n} floats apart. Tokens are taken in
+   * tiles that stay in cache while every row of the block passes over them (the block's rows stay
+   * in cache across tiles), so a long prefill does not stream all tokens once per row.
    */
   static void matmulRows(float[] w, int n, int rowStart, int rowEnd, float[] x, int numTokens,
       float[] out, int outStride) {
-    for (int o = rowStart; o < rowEnd; o++) {
-      int wo = o * n;
-      int t = 0;
-      for (; t + 2 <= numTokens; t += 2) {
-        dot2(w, wo, x, t * n, (t + 1) * n, n, out, t * outStride + o, (t + 1) * outStride + o);
-      }
-      for (; t < numTokens; t++) {
-        out[t * outStride + o] = dot(w, wo, x, t * n, n);
+    int tile = Math.max(2, (TOKEN_TILE_BYTES / (n * Float.BYTES)) & ~1);
+    for (int t0 = 0; t0 < numTokens; t0 += tile) {
+      int t1 = Math.min(numTokens, t0 + tile);
+      for (int o = rowStart; o < rowEnd; o++) {
+        int wo = o * n;
+        int t = t0;
+        for (; t + 2 <= t1; t += 2) {
+          dot2(w, wo, x, t * n, (t + 1) * n, n, out, t * outStride + o, (t + 1) * outStride + o);
+        }
+        for (; t < t1; t++) {
+          out[t * outStride + o] = dot(w, wo, x, t * n, n);
+        }
       }
     }
   }

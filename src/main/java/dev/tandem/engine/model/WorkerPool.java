@@ -1,36 +1,75 @@
 package dev.tandem.engine.model;
 
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * A small fixed set of daemon threads that, together with the calling thread, run the tasks
- * {@code 0 .. n-1} of one parallel loop at a time. Tasks are handed out dynamically, so which
- * thread runs a task varies; callers must make each task's result independent of that (the model
- * never splits a reduction across tasks, which keeps it batch-invariant).
+ * {@code 0 .. n-1} of one parallel loop at a time.
+ *
+ * <p>Built for a machine shared with other busy processes, where a worker can be descheduled in
+ * the middle of a task for many milliseconds. A loop does not wait for such a straggler: once no
+ * unclaimed task is left, the caller runs any task that is still unfinished itself. Tasks must
+ * therefore be <em>idempotent</em>: running one twice, even concurrently, or late (after the loop
+ * returned), writes the same values, and nothing a late run writes is still read once its inputs
+ * change. The model satisfies this by writing every phase's output into a fresh array, never into
+ * shared state such as the KV cache, and computing each element with one fixed operation order
+ * whichever thread runs it (which is also what keeps it batch-invariant).
  *
  * <p>Workers spin briefly between loops (a forward step runs hundreds of short loops back to
  * back) and then park, so an idle model costs no CPU.
  */
 final class WorkerPool implements AutoCloseable {
 
-  /** One parallel loop body. */
+  /** One parallel loop body; see the class comment for what a task must guarantee. */
   interface Task {
     void run(int index);
   }
 
-  private static final long SPIN_NANOS = 50_000;
+  private static final long IDLE_SPIN_NANOS = 50_000;
+  /** How long the caller waits for a claimed task to finish before running it itself. */
+  private static final long STRAGGLER_WAIT_NANOS = 20_000;
+
+  /** One parallel loop: its own counters, so a worker that wakes late cannot touch a newer loop. */
+  private static final class Job {
+    final Task body;
+    final int count;
+    final AtomicInteger next = new AtomicInteger();
+    final AtomicInteger finished = new AtomicInteger();
+    final AtomicIntegerArray done;
+    volatile RuntimeException failure;
+
+    Job(Task body, int count) {
+      this.body = body;
+      this.count = count;
+      this.done = new AtomicIntegerArray(count);
+    }
+
+    /** Claims and runs tasks until none is unclaimed. */
+    void drain() {
+      for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
+        runTask(i);
+      }
+    }
+
+    void runTask(int i) {
+      try {
+        body.run(i);
+      } catch (RuntimeException e) {
+        failure = e;
+      } catch (Error e) { // keep the worker alive; the caller rethrows
+        failure = new IllegalStateException(e);
+      }
+      if (done.compareAndSet(i, 0, 1)) {
+        finished.incrementAndGet();
+      }
+    }
+  }
 
   private final Thread[] workers;
-  private final AtomicInteger generation = new AtomicInteger();
-  private final AtomicInteger next = new AtomicInteger();
-  private final AtomicInteger pending = new AtomicInteger();
-  private final AtomicReference<Throwable> failure = new AtomicReference<>();
-  private volatile Task task;
-  private volatile int count;
+  private volatile Job job;
   private volatile boolean closed;
-  private volatile Thread caller;
 
   WorkerPool(int threads, String name) {
     workers = new Thread[Math.max(0, threads - 1)];
@@ -60,74 +99,52 @@ final class WorkerPool implements AutoCloseable {
     if (closed) {
       throw new IllegalStateException("model is closed");
     }
-    caller = Thread.currentThread();
-    task = body;
-    count = n;
-    next.set(0);
-    pending.set(workers.length);
-    failure.set(null);
-    generation.incrementAndGet();
+    Job j = new Job(body, n);
+    job = j;
     for (Thread w : workers) {
       LockSupport.unpark(w);
     }
-    drain(body, n);
-    long spinUntil = System.nanoTime() + SPIN_NANOS;
-    while (pending.get() > 0) {
-      if (System.nanoTime() < spinUntil) {
-        Thread.onSpinWait();
-      } else {
-        LockSupport.park(this);
+    j.drain();
+    long waitUntil = System.nanoTime() + STRAGGLER_WAIT_NANOS;
+    while (j.finished.get() < n && System.nanoTime() < waitUntil) {
+      Thread.onSpinWait();
+    }
+    // Whatever is still running belongs to a slow or descheduled worker: do it here.
+    for (int i = n - 1; i >= 0 && j.finished.get() < n; i--) {
+      if (j.done.get(i) == 0) {
+        j.runTask(i);
       }
     }
-    task = null;
-    Throwable t = failure.get();
-    if (t != null) {
-      if (t instanceof RuntimeException r) {
-        throw r;
-      }
-      if (t instanceof Error e) {
-        throw e;
-      }
-      throw new IllegalStateException(t);
-    }
-  }
-
-  private void drain(Task body, int n) {
-    try {
-      for (int i = next.getAndIncrement(); i < n; i = next.getAndIncrement()) {
-        body.run(i);
-      }
-    } catch (Throwable t) {
-      failure.compareAndSet(null, t);
-      next.set(n); // stop handing out tasks
+    RuntimeException failure = j.failure;
+    if (failure != null) {
+      throw failure;
     }
   }
 
   private void workerLoop() {
-    int seen = 0; // not generation.get(): a loop may already have started before this thread runs
+    Job seen = null;
     while (!closed) {
-      long spinUntil = System.nanoTime() + SPIN_NANOS;
-      while (generation.get() == seen && !closed) {
+      long spinUntil = System.nanoTime() + IDLE_SPIN_NANOS;
+      Job j;
+      while ((j = job) == seen && !closed) {
         if (System.nanoTime() < spinUntil) {
           Thread.onSpinWait();
         } else {
           LockSupport.park(this);
         }
       }
-      if (closed) {
+      if (closed || j == null) {
         return;
       }
-      seen = generation.get();
-      drain(task, count);
-      if (pending.decrementAndGet() == 0) {
-        LockSupport.unpark(caller);
-      }
+      seen = j;
+      j.drain();
     }
   }
 
   @Override
   public void close() {
     closed = true;
+    job = null;
     for (Thread w : workers) {
       LockSupport.unpark(w);
     }

@@ -149,6 +149,15 @@ class BatchInvarianceTest {
     runBatched(oneThread, new int[] {3, 1, 0}, new int[] {5, 33, 2}, 7);
   }
 
+  /** More threads than cores: workers get descheduled mid-task and the caller reruns their tasks. */
+  @Test
+  void oversubscribedPoolMatches() throws Exception {
+    try (LlamaModel sixThreads = LlamaModel.load(dir, 6)) {
+      runBatched(sixThreads, new int[] {0, 1, 2, 3}, new int[] {7, 16, 1, 3}, 5);
+      runBatched(sixThreads, new int[] {1}, new int[] {1}, 6);
+    }
+  }
+
   private static int[] bits(float[] v) {
     int[] b = new int[v.length];
     for (int i = 0; i < v.length; i++) {

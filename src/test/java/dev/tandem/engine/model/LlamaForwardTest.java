@@ -2,6 +2,7 @@ package dev.tandem.engine.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -74,5 +75,26 @@ class LlamaForwardTest {
    */
   private void scaleUpWeights() throws Exception {
     TestModels.rewriteScaled(dir, 15f);
+  }
+
+  @Test
+  void badChunksAreRejectedWithClearMessages() throws Exception {
+    RandomModelWriter.write(dir, ODD, 1, SafetensorsDtype.F32);
+    try (LlamaModel model = LlamaModel.load(dir, 2)) {
+      ArrayKvStore kv = new ArrayKvStore(ODD, 8);
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> model.forward(List.of(new ForwardChunk(new int[] {97}, 0, new int[] {0}, true)), kv));
+      assertTrue(e.getMessage().contains("token id 97"), e.getMessage());
+      e = assertThrows(IllegalArgumentException.class,
+          () -> model.forward(List.of(new ForwardChunk(new int[] {1}, 0, new int[] {8}, true)), kv));
+      assertTrue(e.getMessage().contains("slot 8"), e.getMessage());
+      e = assertThrows(IllegalArgumentException.class,
+          () -> model.forward(List.of(new ForwardChunk(new int[] {1, 2}, 3, new int[] {0, 1, 2, 3}, true)), kv));
+      assertTrue(e.getMessage().contains("needs 5 slots"), e.getMessage());
+      ArrayKvStore wrong = new ArrayKvStore(ModelPreset.TINY.config(), 8);
+      e = assertThrows(IllegalArgumentException.class,
+          () -> model.forward(List.of(new ForwardChunk(new int[] {1}, 0, new int[] {0}, true)), wrong));
+      assertTrue(e.getMessage().contains("KV store"), e.getMessage());
+    }
   }
 }

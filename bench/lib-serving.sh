@@ -1,0 +1,99 @@
+# Shared helpers for the bench/ scripts (source it; bash only).
+# Processes started through tb_start are stopped (TERM, then KILL after a grace period) on exit.
+
+TB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TB_TANDEM="$TB_ROOT/tandem"
+TB_PIDS=()
+TB_PORTS=()
+
+tb_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+tb_die() { tb_log "error: $*"; exit 1; }
+
+# Builds target/tandem.jar if it is missing (offline first, as the team's machines have all deps).
+tb_ensure_jar() {
+  if [[ ! -f "$TB_ROOT/target/tandem.jar" ]]; then
+    tb_log "building target/tandem.jar"
+    (cd "$TB_ROOT" && { mvn -B -q -o -DskipTests package || mvn -B -q -DskipTests package; }) >&2
+  fi
+}
+
+# Installs a Debian package when its command is missing.
+tb_need() { # command package
+  if ! command -v "$1" >/dev/null 2>&1; then
+    tb_log "installing $2"
+    if [[ $(id -u) -eq 0 ]]; then
+      apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >&2
+    else
+      sudo apt-get update -qq >&2 && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >&2
+    fi
+    command -v "$1" >/dev/null 2>&1 || tb_die "could not install $2"
+  fi
+}
+
+# A free loopback TCP port, distinct from the ones this script already took.
+tb_free_port() {
+  local p i
+  for i in $(seq 1 200); do
+    p=$(( 20000 + RANDOM % 30000 ))
+    [[ " ${TB_PORTS[*]} " == *" $p "* ]] && continue
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+      TB_PORTS+=("$p")
+      echo "$p"
+      return 0
+    fi
+  done
+  tb_die "no free port found"
+}
+
+# Starts a command in the background with its output in a log file; its pid goes to TB_LAST_PID
+# (call it directly, not in $(...), so the pid is remembered for tb_stop_all).
+tb_start() { # logfile command...
+  local log="$1"; shift
+  "$@" >"$log" 2>&1 &
+  TB_LAST_PID=$!
+  TB_PIDS+=("$TB_LAST_PID")
+}
+
+tb_stop_all() {
+  local pid i
+  for pid in "${TB_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for i in $(seq 1 30); do
+    local alive=0
+    for pid in "${TB_PIDS[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [[ $alive -eq 0 ]] && break
+    sleep 0.5
+  done
+  for pid in "${TB_PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+  TB_PIDS=()
+}
+
+# Waits until GET url answers 200, or the process died, or the deadline passed.
+tb_wait_http() { # url seconds pid logfile
+  local url="$1" secs="$2" pid="$3" log="$4" i
+  for i in $(seq 1 $(( secs * 4 ))); do
+    if curl -sf -o /dev/null --max-time 2 "$url"; then return 0; fi
+    if ! kill -0 "$pid" 2>/dev/null; then
+      tail -n 30 "$log" >&2
+      tb_die "process $pid exited before $url answered (log: $log)"
+    fi
+    sleep 0.25
+  done
+  tail -n 30 "$log" >&2
+  tb_die "$url did not answer within ${secs}s (log: $log)"
+}
+
+# The 1-minute load average: the machine is shared, so every result records how busy it was.
+tb_load() { awk '{ print $1 }' /proc/loadavg; }
+
+tb_machine() {
+  local model
+  model=$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
+  echo "${model:-unknown CPU}, $(nproc) cores, $(free -g | awk '/^Mem:/{print $2}') GiB RAM, Java $(java -version 2>&1 | head -1 | sed 's/.*"\(.*\)".*/\1/')"
+}
+
+# Runs tandem bench with the given arguments (quiet, JSON to the file given as first argument).
+tb_bench() { # json-file args...
+  local json="$1"; shift
+  "$TB_TANDEM" bench --quiet --json "$json" "$@" >/dev/null || true
+  [[ -s "$json" ]] || tb_die "tandem bench wrote no report ($json)"
+}

@@ -1,0 +1,103 @@
+package dev.tandem.bench;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import java.net.URI;
+
+/**
+ * Sends completions to one server over a pooled, keep-alive Vert.x HTTP/1.1 client: no thread per
+ * request, every callback on the event loop of the context that created it. Each send ends in a
+ * {@link RequestOutcome}; failures become outcomes with an error kind, never failed futures.
+ */
+public final class CompletionClient {
+
+  private final HttpClientAgent client;
+  private final RequestOptions base;
+  private final String model;
+  private final boolean stream;
+  private final boolean ignoreEos;
+
+  /**
+   * @param baseUrl e.g. {@code http://127.0.0.1:8000} (a trailing {@code /v1/completions} is accepted)
+   * @param maxConnections pool size; requests beyond it wait for a free connection
+   * @param timeoutMillis idle timeout: a request that receives nothing for this long fails
+   */
+  public CompletionClient(Vertx vertx, String baseUrl, int maxConnections, long timeoutMillis,
+      String model, boolean stream, boolean ignoreEos) {
+    URI uri = completionsUri(baseUrl);
+    this.client = vertx.createHttpClient(
+        new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true).setMaxInitialLineLength(8192),
+        new PoolOptions().setHttp1MaxSize(maxConnections));
+    this.base = new RequestOptions().setMethod(HttpMethod.POST).setHost(uri.getHost())
+        .setPort(uri.getPort() < 0 ? 80 : uri.getPort()).setURI(uri.getRawPath())
+        .setIdleTimeout(timeoutMillis).setConnectTimeout(Math.min(timeoutMillis, 10_000))
+        .putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
+    this.model = model;
+    this.stream = stream;
+    this.ignoreEos = ignoreEos;
+  }
+
+  /** {@code http://h:p}, {@code http://h:p/} or {@code http://h:p/v1/completions} → the completions URI. */
+  public static URI completionsUri(String baseUrl) {
+    URI uri = URI.create(baseUrl.trim());
+    if (!"http".equals(uri.getScheme()) || uri.getHost() == null) {
+      throw new IllegalArgumentException("--url must be http://HOST:PORT[/v1/completions], got " + baseUrl);
+    }
+    String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+    if (!path.endsWith("/v1/completions")) {
+      path = (path.endsWith("/") ? path.substring(0, path.length() - 1) : path) + "/v1/completions";
+    }
+    return URI.create("http://" + uri.getRawAuthority() + path);
+  }
+
+  public Future<RequestOutcome> send(PlannedRequest request, boolean warmup) {
+    Buffer body = CompletionRequestBody.buffer(request, model, stream, ignoreEos);
+    ResponseCollector collector = new ResponseCollector(request, warmup, System.nanoTime());
+    Promise<RequestOutcome> done = Promise.promise();
+    client.request(new RequestOptions(base))
+        .compose(req -> req.send(body))
+        .onSuccess(resp -> onResponse(resp, collector, done))
+        .onFailure(e -> done.tryComplete(collector.failed(e)));
+    return done.future();
+  }
+
+  private void onResponse(HttpClientResponse resp, ResponseCollector collector, Promise<RequestOutcome> done) {
+    if (resp.statusCode() != 200) {
+      resp.body()
+          .onSuccess(b -> done.tryComplete(collector.httpError(resp.statusCode(), b.toString())))
+          .onFailure(e -> done.tryComplete(collector.httpError(resp.statusCode(), String.valueOf(e.getMessage()))));
+      return;
+    }
+    String type = resp.getHeader(HttpHeaders.CONTENT_TYPE);
+    if (!stream || type == null || !type.startsWith("text/event-stream")) {
+      resp.body()
+          .onSuccess(b -> done.tryComplete(collector.wholeBody(b)))
+          .onFailure(e -> done.tryComplete(collector.failed(e)));
+      return;
+    }
+    SseParser parser = new SseParser(collector::chunk);
+    resp.handler(buf -> {
+      if (!collector.finished()) {
+        parser.feed(buf);
+      }
+    });
+    resp.exceptionHandler(e -> done.tryComplete(collector.streamFailed(e)));
+    resp.endHandler(v -> {
+      parser.end();
+      done.tryComplete(collector.streamEnded(parser.sawDone()));
+    });
+  }
+
+  public Future<Void> close() {
+    return client.close();
+  }
+}

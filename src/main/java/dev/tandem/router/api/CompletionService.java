@@ -1,0 +1,127 @@
+package dev.tandem.router.api;
+
+import dev.tandem.api.ApiError;
+import dev.tandem.api.CompletionRequest;
+import dev.tandem.router.ModelInfo;
+import dev.tandem.router.RouterMetrics;
+import dev.tandem.router.RouterOptions;
+import dev.tandem.router.dispatch.ClientOutput;
+import dev.tandem.router.dispatch.CompletionFlow;
+import dev.tandem.router.dispatch.CompletionJob;
+import dev.tandem.router.dispatch.DeliveredTokens;
+import dev.tandem.router.dispatch.Dispatcher;
+import dev.tandem.router.upstream.Cancellation;
+import dev.tandem.tokenizer.TextTokenizer;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.security.SecureRandom;
+import java.util.Set;
+
+/**
+ * Completions, whatever the transport (HTTP or event bus): validate, tokenize off the event loop,
+ * then run the request's {@link CompletionFlow} into the transport's {@link ClientOutput}.
+ */
+public final class CompletionService {
+
+  /** Client fields the router handles itself or sets per attempt: never passed on as sent. */
+  private static final Set<String> ROUTER_FIELDS = Set.of("model", "prompt", "n", "max_tokens",
+      "echo", "suffix", "stream", "stream_options", "user", "debug_config", "return_token_ids",
+      "seed");
+  private static final SecureRandom SEEDS = new SecureRandom();
+
+  private final Vertx vertx;
+  private final ModelInfo model;
+  private final TextTokenizer tokenizer;
+  private final Dispatcher dispatcher;
+  private final RouterMetrics metrics;
+  private final CompletionFlow.Limits limits;
+  private final DeliveredTokens deliveredTokens;
+
+  public CompletionService(Vertx vertx, RouterOptions options, ModelInfo model,
+      TextTokenizer tokenizer, Dispatcher dispatcher, RouterMetrics metrics) {
+    this.vertx = vertx;
+    this.model = model;
+    this.tokenizer = tokenizer;
+    this.dispatcher = dispatcher;
+    this.metrics = metrics;
+    this.limits = new CompletionFlow.Limits(options.getMaxEngineAttempts(),
+        options.getMaxPreemptRetries(), options.getRetryAfterSeconds(), options.getBusyWaitMs());
+    this.deliveredTokens = tokenizer == null ? null : (tail, ids, text) -> vertx.executeBlocking(
+        () -> TokenMatch.deliveredCount(tokenizer, tail, ids, text), false);
+  }
+
+  public Dispatcher dispatcher() {
+    return dispatcher;
+  }
+
+  /** Validates {@code body} and makes the job; fails with an {@link ApiError} (400). */
+  public Future<CompletionJob> prepare(JsonObject body, Cancellation cancellation) {
+    CompletionRequest request;
+    try {
+      request = CompletionValidator.parse(body);
+    } catch (ApiError e) {
+      return Future.failedFuture(e);
+    }
+    Future<int[]> ids;
+    if (!request.prompt().isText()) {
+      ids = Future.succeededFuture(request.prompt().tokenIds());
+    } else if (tokenizer == null) {
+      return Future.failedFuture(ApiError.invalid("prompt", "unsupported_parameter",
+          "this router has no tokenizer: send the prompt as token ids"));
+    } else {
+      String text = request.prompt().text();
+      ids = vertx.executeBlocking(() -> tokenizer.encode(text), false);
+    }
+    return ids.compose(tokens -> {
+      try {
+        CompletionValidator.checkTokens(tokens, request.maxTokens(), model);
+      } catch (ApiError e) {
+        return Future.failedFuture(e);
+      }
+      return echoText(request, tokens).map(echo -> job(body, request, tokens, echo, cancellation));
+    });
+  }
+
+  private CompletionJob job(JsonObject body, CompletionRequest r, int[] tokens, String echo,
+      Cancellation cancellation) {
+    JsonObject engineFields = new JsonObject();
+    body.forEach(e -> {
+      if (!ROUTER_FIELDS.contains(e.getKey()) && e.getValue() != null) {
+        engineFields.put(e.getKey(), e.getValue());
+      }
+    });
+    if (r.ignoreEos()) {
+      engineFields.put("debug_config", new JsonObject().put("ignore_eos", true));
+    }
+    // A sampling request without a seed gets one, so a replay reproduces what was delivered.
+    Long seed = r.seed() != null ? r.seed() : r.temperature() == 0 ? null : SEEDS.nextLong() >>> 1;
+    if (seed != null) {
+      engineFields.put("seed", seed);
+    }
+    return new CompletionJob(RequestIds.next(), System.currentTimeMillis() / 1000,
+        r.model() != null ? r.model() : model.id(), tokens, echo, r.suffix(), r.n(), r.maxTokens(),
+        r.stream(), r.includeUsage(), r.logprobs(), r.temperature(), seed, engineFields,
+        cancellation);
+  }
+
+  /** Runs the job to its end; the output has been completed or failed when this completes. */
+  public Future<Void> execute(CompletionJob job, ClientOutput output) {
+    return new CompletionFlow(vertx, job, dispatcher, output, limits, metrics, deliveredTokens).run()
+        .andThen(ar -> metrics.requestEnded(ar.succeeded() ? 200 : ErrorMapper.statusOf(ar.cause())));
+  }
+
+  private Future<String> echoText(CompletionRequest r, int[] tokens) {
+    if (!r.echo()) {
+      return Future.succeededFuture(null);
+    }
+    if (r.prompt().isText()) {
+      return Future.succeededFuture(r.prompt().text());
+    }
+    if (tokenizer == null) {
+      return Future.failedFuture(ApiError.invalid("echo", "unsupported_parameter",
+          "this router has no tokenizer to echo a token-id prompt"));
+    }
+    return vertx.executeBlocking(() -> tokenizer.decode(tokens), false);
+  }
+}

@@ -1,0 +1,54 @@
+package dev.tandem.router.api;
+
+import dev.tandem.api.ApiError;
+import dev.tandem.router.RouterMetrics;
+import dev.tandem.router.dispatch.ClientOutput;
+import dev.tandem.router.upstream.Cancellation;
+import io.vertx.core.Handler;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+
+/**
+ * {@code POST /v1/completions}. A client that closes its connection cancels the request: the
+ * engine request is reset (the engine aborts), D's reservation released, counters released.
+ */
+final class CompletionsHandler implements Handler<RoutingContext> {
+
+  private final CompletionService service;
+  private final RouterMetrics metrics;
+
+  CompletionsHandler(CompletionService service, RouterMetrics metrics) {
+    this.service = service;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public void handle(RoutingContext ctx) {
+    metrics.requestStarted();
+    HttpServerResponse response = ctx.response();
+    JsonObject body;
+    try {
+      body = ctx.body().asJsonObject();
+    } catch (RuntimeException e) {
+      metrics.requestEnded(HttpErrors.send(response, ApiError.invalid(null, "invalid_json", "the body is not valid JSON: " + e.getMessage())));
+      return;
+    }
+    if (body == null) {
+      metrics.requestEnded(HttpErrors.send(response, ApiError.invalid(null, "invalid_json", "the body must be a JSON object")));
+      return;
+    }
+    Cancellation cancellation = new Cancellation();
+    response.closeHandler(v -> cancellation.cancel());
+    service.prepare(body, cancellation).onComplete(ar -> {
+      if (ar.failed()) {
+        metrics.requestEnded(HttpErrors.send(response, ar.cause()));
+        return;
+      }
+      ClientOutput output = ar.result().stream()
+          ? new SseOutput(response, ar.result().includeUsage())
+          : new JsonOutput(response);
+      service.execute(ar.result(), output);
+    });
+  }
+}

@@ -1,0 +1,43 @@
+package dev.tandem.router.api;
+
+import dev.tandem.router.dispatch.ClientOutput;
+import io.vertx.core.Handler;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonObject;
+
+/** A non-streaming HTTP answer: the whole aggregated completion, or an error status. */
+final class JsonOutput implements ClientOutput {
+
+  private final HttpServerResponse response;
+
+  JsonOutput(HttpServerResponse response) {
+    this.response = response;
+  }
+
+  @Override
+  public void write(JsonObject chunk) {
+    // whole answers only
+  }
+
+  @Override
+  public boolean writeQueueFull() {
+    return false;
+  }
+
+  @Override
+  public void drainHandler(Handler<Void> handler) {}
+
+  @Override
+  public void complete(JsonObject whole, JsonObject usage) {
+    if (!response.closed() && !response.ended()) {
+      response.setStatusCode(200).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+          .end(whole.encode());
+    }
+  }
+
+  @Override
+  public void fail(Throwable error) {
+    HttpErrors.send(response, error);
+  }
+}

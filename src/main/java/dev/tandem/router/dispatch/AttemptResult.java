@@ -1,0 +1,75 @@
+package dev.tandem.router.dispatch;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * What one attempt achieved, filled in by the relay: whether anything reached the client (then a
+ * failure can no longer be retried silently), what each choice received, which choices the engine
+ * preempted (or left unfinished) and the engine's completion-token count.
+ */
+public final class AttemptResult {
+
+  /**
+   * One client choice's share of an attempt.
+   *
+   * @param text the text this attempt delivered for the choice
+   * @param chunkIds ids of the delivered tokens if every chunk named them, else null
+   * @param outputIds every token the engine generated for the choice (its usage record), or null
+   * @param promptTail the last prompt tokens of the attempt (decoding context for {@code outputIds})
+   * @param finished the choice got its finish reason in this attempt
+   */
+  public record ChoiceOutcome(int clientIndex, String text, int[] chunkIds, int[] outputIds,
+      int[] promptTail, boolean finished) {}
+
+  private final List<ChoiceOutcome> outcomes = new ArrayList<>();
+  private final Set<Integer> toResume = new TreeSet<>();
+  private boolean deliveredAny;
+  private boolean preempted;
+  private int engineCompletionTokens;
+
+  void delivered() {
+    deliveredAny = true;
+  }
+
+  void preempted(int clientIndex) {
+    preempted = true;
+    toResume.add(clientIndex);
+  }
+
+  /** An interrupted choice (engine failure, non-streaming client) resumes like a preempted one. */
+  void interrupted(int clientIndex) {
+    toResume.add(clientIndex);
+  }
+
+  void outcome(ChoiceOutcome outcome) {
+    outcomes.add(outcome);
+  }
+
+  void engineCompletionTokens(int n) {
+    engineCompletionTokens = n;
+  }
+
+  public boolean deliveredAny() {
+    return deliveredAny;
+  }
+
+  /** The engine preempted at least one choice (its reservation is gone or useless). */
+  public boolean sawPreempt() {
+    return preempted;
+  }
+
+  public Set<Integer> toResume() {
+    return toResume;
+  }
+
+  public List<ChoiceOutcome> outcomes() {
+    return outcomes;
+  }
+
+  public int engineCompletionTokens() {
+    return engineCompletionTokens;
+  }
+}

@@ -1,0 +1,216 @@
+package dev.tandem.router.dispatch;
+
+import dev.tandem.router.upstream.EngineErrorBody;
+import dev.tandem.router.upstream.EngineStream;
+import dev.tandem.router.upstream.UpstreamException;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.Arrays;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Relays one engine stream into the request's flow, chunk by chunk: maps engine choice indices to
+ * client choices, skips what a replay regenerates, turns {@code finish_reason: "preempt"} into a
+ * choice to resume (never forwarded, reference §4.6 step 6), and pauses the engine stream while
+ * the client's write queue is full. Records what each choice received (text, token ids) for
+ * resumption. Completes when the engine ended its answer; fails if it broke off before every
+ * choice finished.
+ */
+final class ChunkRelay {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ChunkRelay.class);
+  static final String PREEMPT = "preempt";
+  private static final int PROMPT_TAIL = 8;
+
+  /** Per engine choice: where it goes, how much of a replay is still to skip, what it got. */
+  private static final class RouteState {
+    final ChoiceRoute route;
+    int skipChars;
+    int skipTokens;
+    boolean ended;
+    boolean finished;
+    final StringBuilder text = new StringBuilder();
+    int[] chunkIds = new int[0];
+    boolean chunkIdsComplete = true;
+    int[] outputIds;
+
+    RouteState(ChoiceRoute route) {
+      this.route = route;
+      this.skipChars = route.skipChars();
+      this.skipTokens = route.skipTokens();
+    }
+  }
+
+  private final Attempt attempt;
+  private final EngineStream stream;
+  private final RouteState[] routes;
+
+  private ChunkRelay(Attempt attempt, EngineStream stream) {
+    this.attempt = attempt;
+    this.stream = stream;
+    this.routes = attempt.spec().routes().stream().map(RouteState::new).toArray(RouteState[]::new);
+  }
+
+  static Future<Void> relay(Attempt attempt, EngineStream stream) {
+    ChunkRelay relay = new ChunkRelay(attempt, stream);
+    stream.start(relay::onChunk);
+    return stream.end().transform(ar -> {
+      Future<Void> outcome = ar.succeeded() ? relay.onEnd(ar.result()) : Future.failedFuture(ar.cause());
+      relay.recordOutcomes();
+      return outcome;
+    });
+  }
+
+  private void onChunk(JsonObject chunk) {
+    Object error = chunk.getValue("error");
+    if (error != null) {
+      throw UpstreamException.engineError(stream.engineId(), "generation", 500,
+          EngineErrorBody.parse(Buffer.buffer(chunk.encode())).message());
+    }
+    JsonObject usage = chunk.getJsonObject("usage");
+    if (usage != null) {
+      onUsage(usage);
+    }
+    JsonArray choices = chunk.getJsonArray("choices");
+    if (choices != null) {
+      for (int i = 0; i < choices.size(); i++) {
+        onChoice(choices.getJsonObject(i));
+      }
+    }
+    if (attempt.target().writeQueueFull()) {
+      stream.pause();
+      attempt.target().onDrain(v -> stream.resume());
+    }
+  }
+
+  /** The usage record; builtin engines in debug mode list every generated token id per choice. */
+  private void onUsage(JsonObject usage) {
+    if (usage.getValue("completion_tokens") instanceof Number n) {
+      attempt.result().engineCompletionTokens(n.intValue());
+    }
+    JsonObject extra = usage.getJsonObject("extra");
+    JsonArray perChoice = extra == null ? null : extra.getJsonArray("output_token_ids");
+    if (perChoice != null) {
+      for (int i = 0; i < Math.min(perChoice.size(), routes.length); i++) {
+        routes[i].outputIds = ids(perChoice.getJsonArray(i));
+      }
+    }
+  }
+
+  private void onChoice(JsonObject choice) {
+    int index = choice.getInteger("index", 0);
+    if (index < 0 || index >= routes.length) {
+      throw UpstreamException.protocol(stream.engineId(), "generation",
+          "choice index " + index + " but " + routes.length + " choices were asked");
+    }
+    RouteState rs = routes[index];
+    if (rs.route.drop() || rs.ended) {
+      return;
+    }
+    String finish = choice.getString("finish_reason");
+    boolean preempt = PREEMPT.equals(finish);
+    String text = choice.getString("text", "");
+    int[] ids = ids(choice.getJsonArray("token_ids"));
+    // A preempt's last delta carries the tokens whose text the engine still held back: not delivered.
+    if (!(preempt && text.isEmpty())) {
+      trackIds(rs, ids, text);
+    }
+    ChoiceDelta delta = skipReplayed(rs, new ChoiceDelta(text, choice.getJsonObject("logprobs"),
+        preempt ? null : finish));
+    int client = rs.route.clientIndex();
+    if (!delta.isEmpty()) {
+      rs.text.append(delta.text());
+      attempt.target().deliver(client, delta);
+      attempt.result().delivered();
+    }
+    if (finish != null) {
+      rs.ended = true;
+      rs.finished = !preempt;
+      if (preempt) {
+        attempt.result().preempted(client);
+      }
+    }
+  }
+
+  private static void trackIds(RouteState rs, int[] ids, String text) {
+    if (ids == null) {
+      if (!text.isEmpty()) {
+        rs.chunkIdsComplete = false;
+      }
+      return;
+    }
+    int old = rs.chunkIds.length;
+    rs.chunkIds = Arrays.copyOf(rs.chunkIds, old + ids.length);
+    System.arraycopy(ids, 0, rs.chunkIds, old, ids.length);
+  }
+
+  /** Cuts from the delta what the client already has (a replay regenerates from the start). */
+  private static ChoiceDelta skipReplayed(RouteState rs, ChoiceDelta d) {
+    if (rs.skipChars == 0 && rs.skipTokens == 0) {
+      return d;
+    }
+    String text = d.text();
+    int cut = Math.min(rs.skipChars, text.length());
+    rs.skipChars -= cut;
+    text = text.substring(cut);
+    int drop = Math.min(rs.skipTokens, d.logprobCount());
+    rs.skipTokens -= drop;
+    JsonObject logprobs = drop == 0 ? d.logprobs() : dropFirst(d.logprobs(), drop);
+    return new ChoiceDelta(text, logprobs, d.finishReason());
+  }
+
+  private static JsonObject dropFirst(JsonObject logprobs, int n) {
+    JsonObject out = logprobs.copy();
+    for (String key : out.fieldNames()) {
+      if (out.getValue(key) instanceof JsonArray a) {
+        out.put(key, new JsonArray(a.getList().subList(Math.min(n, a.size()), a.size())));
+      }
+    }
+    return out;
+  }
+
+  private static int[] ids(JsonArray ids) {
+    if (ids == null) {
+      return null;
+    }
+    int[] out = new int[ids.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = ((Number) ids.getValue(i)).intValue();
+    }
+    return out;
+  }
+
+  private Future<Void> onEnd(boolean sawDone) {
+    for (RouteState rs : routes) {
+      if (rs.route.drop() || rs.ended) {
+        continue;
+      }
+      if (!sawDone) {
+        return Future.failedFuture(UpstreamException.broken(stream.engineId(), "generation",
+            "the stream ended before choice " + rs.route.clientIndex() + " finished"));
+      }
+      // [DONE] without a finish reason: an engine bug, but the answer is complete.
+      LOG.warn("engine {} ended request {} without a finish reason for choice {}",
+          stream.engineId(), attempt.engineRequestId(), rs.route.clientIndex());
+      rs.ended = true;
+      rs.finished = true;
+      attempt.target().deliver(rs.route.clientIndex(), new ChoiceDelta("", null, "stop"));
+    }
+    return Future.succeededFuture();
+  }
+
+  private void recordOutcomes() {
+    int[] prompt = attempt.spec().promptIds();
+    int[] tail = Arrays.copyOfRange(prompt, Math.max(0, prompt.length - PROMPT_TAIL), prompt.length);
+    for (RouteState rs : routes) {
+      if (!rs.route.drop()) {
+        attempt.result().outcome(new AttemptResult.ChoiceOutcome(rs.route.clientIndex(),
+            rs.text.toString(), rs.chunkIdsComplete ? rs.chunkIds : null, rs.outputIds, tail,
+            rs.finished));
+      }
+    }
+  }
+}

@@ -1,0 +1,236 @@
+package dev.tandem.router.dispatch;
+
+import dev.tandem.router.RouterMetrics;
+import dev.tandem.router.upstream.ClientGoneException;
+import dev.tandem.router.upstream.UpstreamException;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The life of one completion request, whatever the routing mode: the first attempt, retries on
+ * another engine while the failed attempt delivered nothing, resumption of preempted choices
+ * (bounded), and the end: suffix, usage, the whole answer, or the error. Mode-specific engine
+ * calls are the {@link Dispatcher}'s; this class never talks to an engine itself.
+ *
+ * <p>A failure after text reached a streaming client cannot be retried without the client
+ * noticing, so it ends the stream with an error event. A non-streaming client has seen nothing
+ * until the end, so its interrupted choices resume on another engine like preempted ones.
+ */
+public final class CompletionFlow implements RelayTarget {
+
+  private static final Logger LOG = LoggerFactory.getLogger(CompletionFlow.class);
+
+  /** Bounds of one flow (from the router options). */
+  public record Limits(int maxEngineAttempts, int maxPreemptRetries, int retryAfterSeconds,
+      long busyWaitMs) {}
+
+  /** Back-off between tries on busy engines: doubles from the first to the last value. */
+  static final long BUSY_BACKOFF_FIRST_MS = 25;
+  static final long BUSY_BACKOFF_MAX_MS = 500;
+
+  private final Vertx vertx;
+  private final CompletionJob job;
+  private final Dispatcher dispatcher;
+  private final ClientOutput output;
+  private final Limits limits;
+  private final RouterMetrics metrics;
+  private final ResumePlanner planner;
+  private final ChoiceLedger ledger;
+  private final ClientChunks chunks;
+  /** Engines that failed this request: later attempts avoid them. */
+  private final Set<Integer> failedEngines = new HashSet<>();
+  private final List<Handler<Void>> drainWaiters = new ArrayList<>();
+  /** The last engine failure: reported instead of "no engine left" once every engine failed. */
+  private UpstreamException lastEngineFailure;
+  private int attemptCount;
+  private int engineCompletionTokens;
+  private boolean echoSent;
+  /** Once a resumption had to replay, later ones replay too (ids are no longer tracked). */
+  private boolean replayMode;
+  /** Time spent waiting for busy engines, and the next back-off. */
+  private long busyWaitedMs;
+  private long busyBackoffMs = BUSY_BACKOFF_FIRST_MS;
+
+  public CompletionFlow(Vertx vertx, CompletionJob job, Dispatcher dispatcher, ClientOutput output,
+      Limits limits, RouterMetrics metrics, DeliveredTokens deliveredTokens) {
+    this.vertx = vertx;
+    this.job = job;
+    this.dispatcher = dispatcher;
+    this.output = output;
+    this.limits = limits;
+    this.metrics = metrics;
+    this.planner = new ResumePlanner(deliveredTokens);
+    this.ledger = new ChoiceLedger(job.n());
+    this.chunks = new ClientChunks(job);
+  }
+
+  /** Runs the request to its end; the output has been completed or failed when this completes. */
+  public Future<Void> run() {
+    return runSpec(AttemptSpec.initial(job)).compose(v -> finish()).transform(ar -> {
+      if (ar.succeeded()) {
+        return Future.succeededFuture();
+      }
+      // Once the client is gone, every failure is a consequence of that.
+      Throwable error = job.cancellation().cancelled() ? new ClientGoneException() : ar.cause();
+      job.cancellation().cancel(); // stops attempts still running for other choices
+      output.fail(error);
+      return Future.failedFuture(error);
+    });
+  }
+
+  private Future<Void> runSpec(AttemptSpec spec) {
+    return attempt(spec, 1).compose(this::resume);
+  }
+
+  private Future<AttemptResult> attempt(AttemptSpec spec, int tryNo) {
+    if (job.cancellation().cancelled()) {
+      return Future.failedFuture(new ClientGoneException());
+    }
+    AttemptResult result = new AttemptResult();
+    String engineRequestId = attemptCount++ == 0 ? job.requestId() : job.requestId() + "-" + attemptCount;
+    Attempt a = new Attempt(job, spec, engineRequestId, failedEngines, this, result);
+    return dispatcher.run(a).transform(ar -> {
+      result.outcomes().forEach(o -> ledger.record(o, spec.replay()));
+      if (ar.succeeded()) {
+        engineCompletionTokens += result.engineCompletionTokens();
+        return Future.succeededFuture(result);
+      }
+      Throwable err = ar.cause();
+      if (job.cancellation().cancelled()) {
+        return Future.failedFuture(new ClientGoneException());
+      }
+      if (err instanceof NoEngineAvailableException && lastEngineFailure != null) {
+        return Future.failedFuture(lastEngineFailure); // why the engines we had failed, not "none left"
+      }
+      if (!(err instanceof UpstreamException ue) || !ue.retriable()) {
+        return Future.failedFuture(err);
+      }
+      if (ue.kind() == UpstreamException.Kind.BUSY && !result.deliveredAny()
+          && busyWaitedMs < limits.busyWaitMs()) {
+        // No room now (KV cache full): wait a little and try again, this engine included.
+        long delay = Math.min(busyBackoffMs, limits.busyWaitMs() - busyWaitedMs);
+        busyWaitedMs += delay;
+        busyBackoffMs = Math.min(busyBackoffMs * 2, BUSY_BACKOFF_MAX_MS);
+        LOG.debug("{}: {}; trying again in {} ms", engineRequestId, ue.getMessage(), delay);
+        return vertx.timer(delay).compose(v -> attempt(spec, tryNo));
+      }
+      failedEngines.add(ue.engineId());
+      lastEngineFailure = ue;
+      if (!result.deliveredAny()) {
+        if (tryNo >= limits.maxEngineAttempts()) {
+          return Future.failedFuture(ue);
+        }
+        LOG.info("{}: {}; trying another engine ({}/{})", engineRequestId, ue.getMessage(), tryNo + 1,
+            limits.maxEngineAttempts());
+        metrics.engineRetry();
+        return attempt(spec, tryNo + 1);
+      }
+      if (job.stream()) {
+        return Future.failedFuture(ue);
+      }
+      LOG.info("{}: {}; resuming its unfinished choices elsewhere", engineRequestId, ue.getMessage());
+      for (ChoiceRoute r : spec.routes()) {
+        if (!r.drop() && !ledger.finished(r.clientIndex())) {
+          result.interrupted(r.clientIndex());
+        }
+      }
+      return Future.succeededFuture(result);
+    });
+  }
+
+  private Future<Void> resume(AttemptResult result) {
+    if (result.toResume().isEmpty()) {
+      return Future.succeededFuture();
+    }
+    for (int i : result.toResume()) {
+      ChoiceLedger.Choice c = ledger.get(i);
+      if (c.resumes >= limits.maxPreemptRetries()) {
+        return Future.failedFuture(
+            new PreemptedTooOftenException(i, c.resumes, limits.retryAfterSeconds()));
+      }
+      c.resumes++;
+      metrics.preemptResume();
+    }
+    return planner.plan(job, ledger, result.toResume(), replayMode).compose(plan -> {
+      replayMode |= plan.replay();
+      for (int i : plan.exhausted()) {
+        deliver(i, new ChoiceDelta("", null, "length"));
+      }
+      List<Future<Void>> runs = new ArrayList<>();
+      for (AttemptSpec spec : plan.specs()) {
+        LOG.debug("{}: {}", job.requestId(), spec.purpose());
+        metrics.resumeAttempt(spec.replay());
+        runs.add(runSpec(spec));
+      }
+      return Future.all(runs).mapEmpty();
+    });
+  }
+
+  private Future<Void> finish() {
+    for (int i = 0; i < ledger.size(); i++) {
+      if (!ledger.finished(i)) {
+        return Future.failedFuture(new IllegalStateException("choice " + i + " never finished"));
+      }
+    }
+    sendEcho();
+    if (job.stream() && job.suffix() != null && !job.suffix().isEmpty()) {
+      for (int i = 0; i < job.n(); i++) {
+        output.write(chunks.delta(i, job.suffix(), null, null)); // as MLC: after every choice finished
+      }
+    }
+    int completion = ledger.allTokenCountsKnown() ? ledger.totalTokens() : engineCompletionTokens;
+    JsonObject usage = ClientChunks.usage(job.promptIds().length, completion);
+    output.complete(chunks.response(ledger, usage), usage);
+    return Future.succeededFuture();
+  }
+
+  @Override
+  public void deliver(int clientIndex, ChoiceDelta delta) {
+    if (ledger.finished(clientIndex)) {
+      return; // never text after a finish reason, whatever an engine sends
+    }
+    ledger.apply(clientIndex, delta);
+    if (job.stream()) {
+      sendEcho();
+      output.write(chunks.delta(clientIndex, delta.text(),
+          job.logprobs() == null ? null : delta.logprobs(), delta.finishReason()));
+    }
+  }
+
+  /** The router echoes the prompt itself, once, just before the first generated text. */
+  private void sendEcho() {
+    if (echoSent || job.echoText() == null || !job.stream()) {
+      return;
+    }
+    echoSent = true;
+    for (int i = 0; i < job.n(); i++) {
+      output.write(chunks.delta(i, job.echoText(), null, null));
+    }
+  }
+
+  @Override
+  public boolean writeQueueFull() {
+    return output.writeQueueFull();
+  }
+
+  /** Several streams (choices resumed in parallel) may wait for the same client drain. */
+  @Override
+  public void onDrain(Handler<Void> handler) {
+    drainWaiters.add(handler);
+    if (drainWaiters.size() == 1) {
+      output.drainHandler(v -> {
+        List<Handler<Void>> waiting = new ArrayList<>(drainWaiters);
+        drainWaiters.clear();
+        waiting.forEach(h -> h.handle(null));
+      });
+    }
+  }
+}

@@ -1,0 +1,34 @@
+package dev.tandem.router.dispatch;
+
+import dev.tandem.router.upstream.Cancellation;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * One validated completion request as the dispatchers need it: the router's request id, the
+ * prompt as token ids, the settings that shape attempts and resumption, and the fields passed on
+ * to engines unchanged ({@code engineFields}: sampling, stop, logprobs, seed, ...; never
+ * {@code user}, {@code prompt}, {@code n}, {@code max_tokens}, {@code echo}, {@code suffix} or
+ * {@code stream}, which the router handles or each attempt sets itself).
+ *
+ * @param requestId {@code cmpl-<32 hex>}, the id clients see and the base of engine request ids
+ * @param created unix seconds, the same in every chunk
+ * @param responseModel the {@code model} reported in answers
+ * @param echoText the decoded prompt when {@code echo} was asked (the router echoes, engines never
+ *     do, so a resumed choice cannot echo twice); null otherwise
+ * @param suffix text appended to every choice after all finished (router-side for the same
+ *     reason); null for none
+ * @param maxTokens completion budget per choice, null for "until stop or context end"
+ * @param temperature 0 is greedy decoding
+ * @param seed the sampling seed; the router picks one when a sampling client gave none, so that a
+ *     replay after a preempt reproduces the same text on a deterministic engine
+ * @param cancellation fired when the client goes away or the request fails
+ */
+public record CompletionJob(String requestId, long created, String responseModel, int[] promptIds,
+    String echoText, String suffix, int n, Integer maxTokens, boolean stream, boolean includeUsage,
+    Integer logprobs, double temperature, Long seed, JsonObject engineFields,
+    Cancellation cancellation) {
+
+  public boolean greedy() {
+    return temperature == 0.0;
+  }
+}

@@ -1,0 +1,186 @@
+package dev.tandem.router.dispatch;
+
+import dev.tandem.fleet.EngineStatus;
+import dev.tandem.router.RouterMetrics;
+import dev.tandem.router.policy.EngineSnapshot;
+import dev.tandem.router.policy.KvWindow;
+import dev.tandem.router.upstream.Cancellation;
+import dev.tandem.router.upstream.UpstreamException;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Prefill/decode disaggregation in MLC's call order (reference §4.6), with its unsafe spots fixed:
+ *
+ * <ol>
+ *   <li>D = least-loaded READY decode engine, P = least-loaded READY prefill engine other than D
+ *       (several may exist); window end from {@code pd_balance_factor}, normalised and validated;
+ *   <li>{@code prep_recv} on D: KV metadata and D's prefix-cache hit, checked against the window;
+ *   <li>{@code remote_send} on P ({@code recv_rank} = D's first PE) only if D's cache does not
+ *       already cover the window;
+ *   <li>{@code start_generate} on D with {@code begin = end}, relayed to the client.
+ * </ol>
+ *
+ * If no prefill engine is READY, D serves the request whole with a plain {@code /v1/completions}
+ * (with batch-invariant engines the answer is the same as the disaggregated one). Whatever
+ * happens after {@code prep_recv} was sent (error, preempt, client gone, timeout), D's parked
+ * reservation is released through the engine's release endpoint before the attempt ends.
+ * In-flight units are held on D for the whole attempt and on P during its {@code remote_send}.
+ */
+public final class DisaggregatedDispatcher implements Dispatcher {
+
+  private static final Logger LOG = LoggerFactory.getLogger(DisaggregatedDispatcher.class);
+
+  private final EngineCalls calls;
+
+  DisaggregatedDispatcher(EngineCalls calls) {
+    this.calls = calls;
+  }
+
+  @Override
+  public boolean canServe() {
+    return calls.registry.ready().stream().anyMatch(e -> e.role().canDecode());
+  }
+
+  @Override
+  public Future<Void> run(Attempt a) {
+    List<EngineSnapshot> engines = calls.registry.snapshot();
+    EngineSnapshot d = calls.policy.pickDecode(engines, a.excluded()).orElse(null);
+    if (d == null) {
+      return Future.failedFuture(calls.noEngine("decode"));
+    }
+    Set<Integer> notP = new HashSet<>(a.excluded());
+    notP.add(d.id());
+    EngineSnapshot p = calls.policy.pickPrefill(engines, notP).orElse(null);
+    EngineStatus decode = calls.status(d);
+    JsonObject body = EngineBodies.generation(a, calls.options.isRequestTokenIds());
+    if (p == null) {
+      LOG.debug("{}: no prefill engine ready, engine {} prefills itself", a.engineRequestId(), d.id());
+      return calls.registry.lease(decode.id()).during(
+          () -> calls.generate(a, decode, EngineApi.COMPLETIONS, body, () -> {}));
+    }
+    EngineStatus prefill = calls.status(p);
+    KvWindow window = KvWindow.of(a.spec().promptIds().length, calls.options.getPdBalanceFactor());
+    return calls.registry.lease(decode.id()).during(
+        () -> disaggregate(a, decode, prefill, window, body));
+  }
+
+  private Future<Void> disaggregate(Attempt a, EngineStatus decode, EngineStatus prefill,
+      KvWindow window, JsonObject body) {
+    Reservation reservation = new Reservation(decode, a.engineRequestId(), calls.metrics);
+    Future<Void> work = prepRecv(a, decode, window, body, reservation)
+        .compose(matched -> window.needsRemoteSend(matched)
+            ? remoteSend(a, prefill, decode, window, matched, body, reservation.metadata)
+            : Future.<Void>succeededFuture())
+        .compose(v -> calls.generate(a, decode, EngineApi.START_GENERATE,
+            EngineBodies.startGenerate(body, window.end()), reservation::consumed));
+    return work.transform(ar -> {
+      if (ar.succeeded() && !a.result().sawPreempt()) {
+        return Future.<Void>succeededFuture();
+      }
+      return release(reservation).transform(x -> ar.succeeded()
+          ? Future.<Void>succeededFuture() : Future.<Void>failedFuture(ar.cause()));
+    });
+  }
+
+  /** prep_recv on D; completes with D's prefix-matched length, validated against the window. */
+  private Future<Integer> prepRecv(Attempt a, EngineStatus decode, KvWindow window,
+      JsonObject body, Reservation reservation) {
+    reservation.sent = true;
+    return calls.client.postJson(decode.id(), decode.url(), EngineApi.PREP_RECV,
+            EngineBodies.prepRecv(body, window.end()), "prep_recv",
+            calls.options.getPrepRecvTimeoutMs(), a.cancellation())
+        .onFailure(e -> {
+          if (e instanceof UpstreamException ue && (ue.kind() == UpstreamException.Kind.BUSY
+              || ue.kind() == UpstreamException.Kind.REJECTED)) {
+            reservation.sent = false; // D answered "no": nothing was parked
+          }
+        })
+        .compose(answer -> {
+          Object matched = answer.getValue("prefix_matched_length");
+          Object metadata = answer.getValue("kv_append_metadata");
+          if (!(matched instanceof Number m) || !(metadata instanceof String md) || md.isEmpty()) {
+            return Future.failedFuture(UpstreamException.protocol(decode.id(), "prep_recv",
+                "expected kv_append_metadata and prefix_matched_length, got " + answer.encode()));
+          }
+          reservation.opened(md);
+          if (!window.acceptsPrefixMatch(m.intValue())) {
+            return Future.failedFuture(UpstreamException.protocol(decode.id(), "prep_recv",
+                "prefix_matched_length " + m + " outside [0, " + window.end() + "]"));
+          }
+          return Future.succeededFuture(m.intValue());
+        });
+  }
+
+  private Future<Void> remoteSend(Attempt a, EngineStatus prefill, EngineStatus decode,
+      KvWindow window, int matched, JsonObject body, String metadata) {
+    JsonObject send = EngineBodies.remoteSend(body, matched, window.end(), metadata, decode.peStart());
+    return calls.registry.lease(prefill.id()).during(() -> calls.client.postJson(prefill.id(),
+            prefill.url(), EngineApi.REMOTE_SEND, send, "remote_send",
+            calls.options.getRemoteSendTimeoutMs(), a.cancellation()))
+        .mapEmpty();
+  }
+
+  /** Best-effort release of D's parked request; never fails the attempt on its own. */
+  private Future<Void> release(Reservation reservation) {
+    if (!reservation.sent) {
+      return Future.succeededFuture();
+    }
+    EngineStatus d = reservation.engine;
+    return calls.client.postJson(d.id(), d.url(), EngineApi.RELEASE,
+            EngineBodies.release(reservation.engineRequestId), "release",
+            calls.options.getReleaseTimeoutMs(), Cancellation.NONE)
+        .transform(ar -> {
+          if (ar.failed()) {
+            LOG.debug("{}: release on engine {}: {}", reservation.engineRequestId, d.id(),
+                ar.cause().getMessage());
+          }
+          reservation.closed(true, ar.failed());
+          return Future.<Void>succeededFuture();
+        });
+  }
+
+  /**
+   * D's parked request for one attempt. "Open" from a successful prep_recv until start_generate
+   * claims it or it is released; the router's {@code tandem_reservations_open} counts these.
+   */
+  private static final class Reservation {
+    final EngineStatus engine;
+    final String engineRequestId;
+    final RouterMetrics metrics;
+    boolean sent;
+    boolean open;
+    String metadata;
+
+    Reservation(EngineStatus engine, String engineRequestId, RouterMetrics metrics) {
+      this.engine = engine;
+      this.engineRequestId = engineRequestId;
+      this.metrics = metrics;
+    }
+
+    void opened(String metadata) {
+      this.metadata = metadata;
+      if (!open) {
+        open = true;
+        metrics.reservationOpened();
+      }
+    }
+
+    /** start_generate found the parked request: it is the engine's running request now. */
+    void consumed() {
+      closed(false, false);
+    }
+
+    void closed(boolean explicitly, boolean failed) {
+      if (open) {
+        open = false;
+        metrics.reservationClosed(explicitly, failed);
+      }
+    }
+  }
+}

@@ -1,0 +1,58 @@
+package dev.tandem.router.dispatch;
+
+import dev.tandem.fleet.EngineStatus;
+import dev.tandem.router.RouterMetrics;
+import dev.tandem.router.RouterOptions;
+import dev.tandem.router.policy.EngineSnapshot;
+import dev.tandem.router.policy.RoutePolicy;
+import dev.tandem.router.registry.EngineRegistry;
+import dev.tandem.router.upstream.EngineClient;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * What both dispatchers share: the registry, the policies, the engine client, the options, and
+ * the one way to run a streamed generation on an engine and relay it.
+ */
+final class EngineCalls {
+
+  final EngineRegistry registry;
+  final RoutePolicy policy;
+  final EngineClient client;
+  final RouterOptions options;
+  final RouterMetrics metrics;
+
+  EngineCalls(EngineRegistry registry, RoutePolicy policy, EngineClient client,
+      RouterOptions options, RouterMetrics metrics) {
+    this.registry = registry;
+    this.policy = policy;
+    this.client = client;
+    this.options = options;
+    this.metrics = metrics;
+  }
+
+  EngineStatus status(EngineSnapshot snapshot) {
+    return registry.status(snapshot.id()).orElseThrow();
+  }
+
+  NoEngineAvailableException noEngine(String what) {
+    return new NoEngineAvailableException("no " + what + " engine is ready; "
+        + registry.statuses().size() + " known, " + registry.ready().size() + " ready",
+        options.getRetryAfterSeconds());
+  }
+
+  /**
+   * Streams a generation from {@code engine} into the attempt's flow.
+   *
+   * @param onOpened runs once the engine accepted the request (2xx head), before any chunk
+   */
+  Future<Void> generate(Attempt a, EngineStatus engine, String path, JsonObject body,
+      Runnable onOpened) {
+    return client.openStream(engine.id(), engine.url(), path, body, path,
+            options.getFirstChunkTimeoutMs(), options.getChunkIdleTimeoutMs(), a.cancellation())
+        .compose(stream -> {
+          onOpened.run();
+          return ChunkRelay.relay(a, stream);
+        });
+  }
+}

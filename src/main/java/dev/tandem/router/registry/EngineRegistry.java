@@ -1,0 +1,138 @@
+package dev.tandem.router.registry;
+
+import dev.tandem.fleet.EngineState;
+import dev.tandem.fleet.EngineStatus;
+import dev.tandem.router.policy.EngineSnapshot;
+import dev.tandem.router.policy.LoadGauges;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The router's table of engines, built only from {@link EngineStatus} events (and one initial
+ * fleet snapshot): READY engines are in rotation, every other state is out. Owned by the router
+ * verticle and used from its context only; the in-flight counters are atomic because leases may
+ * be released from any callback.
+ */
+public final class EngineRegistry {
+
+  private static final Logger LOG = LoggerFactory.getLogger(EngineRegistry.class);
+
+  private final Map<Integer, EngineEntry> entries = new TreeMap<>();
+  private final LongSupplier clockMillis;
+  private final long gaugesStaleAfterMillis;
+
+  /**
+   * @param clockMillis time source for gauge freshness (System::currentTimeMillis in production)
+   * @param gaugesStaleAfterMillis gauges older than this are ignored by the policies
+   */
+  public EngineRegistry(LongSupplier clockMillis, long gaugesStaleAfterMillis) {
+    this.clockMillis = clockMillis;
+    this.gaugesStaleAfterMillis = gaugesStaleAfterMillis;
+  }
+
+  /** Applies a status event: the newest event for an engine always wins. */
+  public void apply(EngineStatus status) {
+    EngineEntry entry = entries.get(status.id());
+    if (entry == null) {
+      entries.put(status.id(), new EngineEntry(status));
+      LOG.info("engine {} ({}, {}) is {}", status.id(), status.role(), status.url(), status.state());
+      return;
+    }
+    EngineStatus old = entry.status;
+    entry.status = status;
+    boolean changed = old.state() != status.state() || old.generation() != status.generation()
+        || !old.url().equals(status.url());
+    if (changed) {
+      // A restarted or unready engine's old gauges say nothing about the new process.
+      entry.gauges = null;
+      LOG.info("engine {} ({}) {} -> {} (generation {}){}", status.id(), status.url(), old.state(),
+          status.state(), status.generation(),
+          status.detail() == null ? "" : ": " + status.detail());
+    }
+  }
+
+  /**
+   * Applies the fleet's answer to the initial query, but only for engines no event has told us
+   * about yet: events arrive after we subscribed, so any event is at least as new as the snapshot.
+   */
+  public void applySnapshot(List<EngineStatus> statuses) {
+    for (EngineStatus s : statuses) {
+      if (!entries.containsKey(s.id())) {
+        apply(s);
+      }
+    }
+  }
+
+  /** Takes one in-flight unit of engine {@code id}; the caller must release it however it ends. */
+  public InFlightLease lease(int id) {
+    EngineEntry entry = entries.get(id);
+    if (entry == null) {
+      throw new NoSuchElementException("no engine " + id);
+    }
+    return new InFlightLease(id, entry.inFlight);
+  }
+
+  public Optional<EngineStatus> status(int id) {
+    EngineEntry entry = entries.get(id);
+    return entry == null ? Optional.empty() : Optional.of(entry.status);
+  }
+
+  public List<EngineStatus> statuses() {
+    List<EngineStatus> out = new ArrayList<>();
+    entries.values().forEach(e -> out.add(e.status));
+    return out;
+  }
+
+  public int inFlight(int id) {
+    EngineEntry entry = entries.get(id);
+    return entry == null ? 0 : entry.inFlight.get();
+  }
+
+  public int totalInFlight() {
+    return entries.values().stream().mapToInt(e -> e.inFlight.get()).sum();
+  }
+
+  /** Engines currently READY, in id order. */
+  public List<EngineStatus> ready() {
+    return entries.values().stream().filter(EngineEntry::ready).map(e -> e.status).toList();
+  }
+
+  /** Stores gauges scraped from engine {@code id}, if that engine is still the one scraped. */
+  public void updateGauges(int id, int generation, LoadGauges gauges) {
+    EngineEntry entry = entries.get(id);
+    if (entry != null && entry.status.generation() == generation && entry.ready()) {
+      entry.gauges = gauges;
+      entry.gaugesAtMillis = clockMillis.getAsLong();
+    }
+  }
+
+  /** Last fresh gauges of engine {@code id}, or null. */
+  public LoadGauges gauges(int id) {
+    EngineEntry entry = entries.get(id);
+    return entry == null ? null : freshGauges(entry);
+  }
+
+  /** What the policies see now, in id order. */
+  public List<EngineSnapshot> snapshot() {
+    List<EngineSnapshot> out = new ArrayList<>(entries.size());
+    for (EngineEntry e : entries.values()) {
+      out.add(new EngineSnapshot(e.status.id(), e.status.role(),
+          e.status.state() == EngineState.READY, e.inFlight.get(), freshGauges(e)));
+    }
+    return out;
+  }
+
+  private LoadGauges freshGauges(EngineEntry e) {
+    if (e.gauges == null || clockMillis.getAsLong() - e.gaugesAtMillis > gaugesStaleAfterMillis) {
+      return null;
+    }
+    return e.gauges;
+  }
+}

@@ -1,0 +1,99 @@
+package dev.tandem.router.registry;
+
+import dev.tandem.fleet.Addresses;
+import dev.tandem.fleet.EngineStatus;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Feeds the registry from the fleet: subscribes to {@link Addresses#ENGINE_STATUS} first, then
+ * asks {@link Addresses#FLEET_QUERY} once for the engines that were already up (events win over
+ * that snapshot, see {@link EngineRegistry#applySnapshot}). No state is shared with the fleet's
+ * verticles other than these JSON messages, so it works on a clustered bus too.
+ */
+public final class FleetSubscription {
+
+  private static final Logger LOG = LoggerFactory.getLogger(FleetSubscription.class);
+
+  private final Vertx vertx;
+  private final EngineRegistry registry;
+  private MessageConsumer<Object> consumer;
+
+  public FleetSubscription(Vertx vertx, EngineRegistry registry) {
+    this.vertx = vertx;
+    this.registry = registry;
+  }
+
+  /** Completes when subscribed; the snapshot query runs on (a missing supervisor is not an error). */
+  public Future<Void> start(long queryTimeoutMs) {
+    consumer = vertx.eventBus().consumer(Addresses.ENGINE_STATUS, this::onStatus);
+    return consumer.completion().onSuccess(v -> query(queryTimeoutMs));
+  }
+
+  public Future<Void> stop() {
+    return consumer == null ? Future.succeededFuture() : consumer.unregister();
+  }
+
+  private void onStatus(Message<Object> msg) {
+    try {
+      registry.apply(EngineStatus.fromJson(asJsonObject(msg.body())));
+    } catch (RuntimeException e) {
+      LOG.warn("ignoring malformed engine status {}: {}", msg.body(), e.toString());
+    }
+  }
+
+  private void query(long timeoutMs) {
+    vertx.eventBus().request(Addresses.FLEET_QUERY, new JsonObject(),
+            new DeliveryOptions().setSendTimeout(timeoutMs))
+        .onSuccess(reply -> {
+          try {
+            List<EngineStatus> statuses = parseSnapshot(reply.body());
+            registry.applySnapshot(statuses);
+            LOG.debug("fleet snapshot: {} engines", statuses.size());
+          } catch (RuntimeException e) {
+            LOG.warn("ignoring malformed fleet snapshot {}: {}", reply.body(), e.toString());
+          }
+        })
+        .onFailure(e -> LOG.info("no fleet snapshot ({}); engines join as their status events arrive",
+            e.getMessage()));
+  }
+
+  /** Accepts a JSON array of statuses or an object holding one under {@code engines}. */
+  static List<EngineStatus> parseSnapshot(Object body) {
+    JsonArray array;
+    if (body instanceof JsonArray a) {
+      array = a;
+    } else {
+      JsonObject obj = asJsonObject(body);
+      array = obj.getJsonArray("engines");
+      if (array == null) {
+        throw new IllegalArgumentException("no 'engines' array");
+      }
+    }
+    List<EngineStatus> out = new ArrayList<>();
+    for (Object o : array) {
+      out.add(EngineStatus.fromJson(asJsonObject(o)));
+    }
+    return out;
+  }
+
+  private static JsonObject asJsonObject(Object body) {
+    if (body instanceof JsonObject o) {
+      return o;
+    }
+    if (body instanceof String s) {
+      return new JsonObject(s);
+    }
+    throw new IllegalArgumentException("expected a JSON object, got "
+        + (body == null ? "null" : body.getClass().getSimpleName()));
+  }
+}

@@ -1,0 +1,85 @@
+package dev.tandem.router.upstream;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClientRequest;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * Ends one upstream HTTP call exactly once: success, failure, stage timeout or cancellation,
+ * whichever comes first. On failure the request is reset (for HTTP/1.1 the connection is closed),
+ * which is how an engine learns that nobody waits for its answer and aborts the request.
+ */
+final class CallGuard {
+
+  private final Vertx vertx;
+  private final Consumer<Throwable> onFailure;
+  private final Runnable unregisterCancel;
+  private HttpClientRequest request;
+  private long timerId = -1;
+  private boolean finished;
+
+  CallGuard(Vertx vertx, Cancellation cancel, Consumer<Throwable> onFailure) {
+    this.vertx = vertx;
+    this.onFailure = onFailure;
+    this.unregisterCancel = cancel.onCancel(() -> fail(new ClientGoneException()));
+  }
+
+  boolean finished() {
+    return finished;
+  }
+
+  /** Binds the request once it exists; resets it at once if the call already ended. */
+  void attach(HttpClientRequest req) {
+    request = req;
+    if (finished) {
+      req.reset();
+    }
+  }
+
+  /** (Re)starts the stage timer; when it fires the call fails with {@code error}. */
+  void armTimer(long millis, Supplier<Throwable> error) {
+    disarmTimer();
+    if (finished || millis <= 0) {
+      return;
+    }
+    timerId = vertx.setTimer(millis, id -> {
+      timerId = -1;
+      fail(error.get());
+    });
+  }
+
+  void disarmTimer() {
+    if (timerId >= 0) {
+      vertx.cancelTimer(timerId);
+      timerId = -1;
+    }
+  }
+
+  /** Successful end: stops the timer and the cancellation hook. */
+  void done() {
+    if (!finished) {
+      finished = true;
+      disarmTimer();
+      unregisterCancel.run();
+    }
+  }
+
+  /** Fails the call and resets the request, unless it already ended. */
+  void fail(Throwable cause) {
+    fail(cause, true);
+  }
+
+  void fail(Throwable cause, boolean reset) {
+    if (finished) {
+      return;
+    }
+    finished = true;
+    disarmTimer();
+    unregisterCancel.run();
+    if (reset && request != null) {
+      request.reset();
+    }
+    onFailure.accept(cause);
+  }
+}

@@ -1,0 +1,185 @@
+package dev.tandem.router.upstream;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * The router's only way to talk to engines: one pooled keep-alive HTTP/1.1 client (no proxy: the
+ * engines are ours, and MLC routing them through HTTP_PROXY is reference §6 item 14), with every
+ * call bounded by a stage timeout and stopped by the client's {@link Cancellation}. Failures come
+ * back as {@link UpstreamException} (or {@link ClientGoneException}).
+ */
+public final class EngineClient {
+
+  private final Vertx vertx;
+  private final HttpClientAgent http;
+
+  /**
+   * @param connectTimeoutMs TCP connect limit
+   * @param maxConnectionsPerEngine pool size per engine; every live stream holds one connection
+   */
+  public EngineClient(Vertx vertx, int connectTimeoutMs, int maxConnectionsPerEngine) {
+    this.vertx = vertx;
+    HttpClientOptions options = new HttpClientOptions()
+        .setKeepAlive(true)
+        .setPipelining(false)
+        .setTcpNoDelay(true)
+        .setConnectTimeout(connectTimeoutMs)
+        .setProxyOptions(null);
+    PoolOptions pool = new PoolOptions()
+        .setHttp1MaxSize(maxConnectionsPerEngine)
+        .setMaxWaitQueueSize(-1);
+    this.http = vertx.createHttpClient(options, pool);
+  }
+
+  /** POSTs {@code body} and returns the engine's 2xx JSON object answer. */
+  public Future<JsonObject> postJson(int engineId, String baseUrl, String path, JsonObject body,
+      String stage, long timeoutMs, Cancellation cancel) {
+    Promise<JsonObject> result = Promise.promise();
+    CallGuard guard = new CallGuard(vertx, cancel, result::tryFail);
+    guard.armTimer(timeoutMs, () -> UpstreamException.timeout(engineId, stage, timeoutMs));
+    send(engineId, baseUrl, path, body, stage, guard).onSuccess(resp -> resp.body()
+        .onFailure(e -> guard.fail(UpstreamException.broken(engineId, stage, String.valueOf(e.getMessage()))))
+        .onSuccess(buf -> {
+          if (guard.finished()) {
+            return;
+          }
+          if (resp.statusCode() / 100 != 2) {
+            guard.fail(statusFailure(engineId, stage, resp.statusCode(), buf), false);
+            return;
+          }
+          JsonObject json;
+          try {
+            json = buf.toJsonObject();
+          } catch (DecodeException | ClassCastException e) {
+            guard.fail(UpstreamException.protocol(engineId, stage, "body is not a JSON object"), false);
+            return;
+          }
+          guard.done();
+          result.tryComplete(json);
+        }));
+    return result.future();
+  }
+
+  /**
+   * POSTs {@code body} for a streamed (SSE) answer. Completes once the engine answered 2xx; a
+   * non-2xx answer fails it. The returned stream is paused until {@link EngineStream#start}.
+   *
+   * @param firstChunkTimeoutMs limit from sending until the first chunk (queueing + prefill)
+   * @param idleTimeoutMs limit on the silence between two chunks afterwards
+   */
+  public Future<EngineStream> openStream(int engineId, String baseUrl, String path, JsonObject body,
+      String stage, long firstChunkTimeoutMs, long idleTimeoutMs, Cancellation cancel) {
+    Promise<EngineStream> head = Promise.promise();
+    EngineStream[] stream = new EngineStream[1];
+    CallGuard guard = new CallGuard(vertx, cancel, e -> {
+      if (stream[0] != null) {
+        stream[0].fail(e);
+      } else {
+        head.tryFail(e);
+      }
+    });
+    guard.armTimer(firstChunkTimeoutMs,
+        () -> UpstreamException.timeout(engineId, stage + " (first chunk)", firstChunkTimeoutMs));
+    send(engineId, baseUrl, path, body, stage, guard).onSuccess(resp -> {
+      if (guard.finished()) {
+        return;
+      }
+      if (resp.statusCode() / 100 != 2) {
+        resp.body()
+            .onFailure(e -> guard.fail(UpstreamException.broken(engineId, stage, String.valueOf(e.getMessage()))))
+            .onSuccess(buf -> guard.fail(statusFailure(engineId, stage, resp.statusCode(), buf), false));
+        return;
+      }
+      stream[0] = new EngineStream(resp, guard, engineId, stage, firstChunkTimeoutMs, idleTimeoutMs);
+      head.tryComplete(stream[0]);
+    });
+    return head.future();
+  }
+
+  /** GETs a text page (e.g. {@code /metrics}). */
+  public Future<String> getText(int engineId, String baseUrl, String path, long timeoutMs) {
+    Promise<String> result = Promise.promise();
+    CallGuard guard = new CallGuard(vertx, Cancellation.NONE, result::tryFail);
+    guard.armTimer(timeoutMs, () -> UpstreamException.timeout(engineId, "GET " + path, timeoutMs));
+    RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET)
+        .setAbsoluteURI(baseUrl + path);
+    http.request(options)
+        .onFailure(e -> guard.fail(UpstreamException.unreachable(engineId, "GET " + path, e)))
+        .onSuccess(req -> {
+          guard.attach(req);
+          if (guard.finished()) {
+            return;
+          }
+          req.send().compose(HttpClientResponse::body).onComplete(ar -> {
+            if (ar.failed()) {
+              guard.fail(UpstreamException.unreachable(engineId, "GET " + path, ar.cause()));
+            } else if (req.response().result().statusCode() / 100 != 2) {
+              guard.fail(statusFailure(engineId, "GET " + path,
+                  req.response().result().statusCode(), ar.result()), false);
+            } else if (!guard.finished()) {
+              guard.done();
+              result.tryComplete(ar.result().toString());
+            }
+          });
+        });
+    return result.future();
+  }
+
+  public Future<Void> close() {
+    return http.close();
+  }
+
+  private Future<HttpClientResponse> send(int engineId, String baseUrl, String path,
+      JsonObject body, String stage, CallGuard guard) {
+    Promise<HttpClientResponse> response = Promise.promise();
+    RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST)
+        .setAbsoluteURI(baseUrl + path)
+        .putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
+    Buffer payload = body.toBuffer();
+    http.request(options)
+        .onFailure(e -> guard.fail(UpstreamException.unreachable(engineId, stage, e)))
+        .onSuccess(req -> {
+          guard.attach(req);
+          if (guard.finished()) {
+            return;
+          }
+          req.send(payload)
+              .onFailure(e -> guard.fail(UpstreamException.unreachable(engineId, stage, e)))
+              .onSuccess(resp -> {
+                // A failure of the response body after this point is a broken stream.
+                resp.exceptionHandler(e -> guard.fail(
+                    UpstreamException.broken(engineId, stage, String.valueOf(e.getMessage()))));
+                response.complete(resp);
+              });
+        });
+    return response.future();
+  }
+
+  /**
+   * Engine 4xx stays a 4xx with the engine's message; 503 means "no room now" (the builtin
+   * engine's answer to prep_recv with a full KV cache); anything else is the engine's failure.
+   */
+  static UpstreamException statusFailure(int engineId, String stage, int status, Buffer body) {
+    EngineErrorBody error = EngineErrorBody.parse(body);
+    if (status == 503) {
+      return UpstreamException.busy(engineId, stage, error.message());
+    }
+    if (status >= 400 && status < 500) {
+      return UpstreamException.rejected(engineId, status, error.type(), error.code(),
+          error.param(), error.message());
+    }
+    return UpstreamException.engineError(engineId, stage, status, error.message());
+  }
+}

@@ -1,0 +1,54 @@
+package dev.tandem.fleet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class EngineCdsTest {
+  @TempDir Path dir;
+
+  @Test
+  void engineZeroWritesTheArchiveOnceAndThenEveryEngineUsesIt() throws Exception {
+    Path jar = Files.writeString(dir.resolve("tandem.jar"), "jar");
+    EngineCds cds = EngineCds.in(dir.resolve("cds"), jar.toString(), List.of("-Xmx256m"));
+    List<String> first = cds.jvmOptions(0);
+    assertTrue(first.get(0).startsWith("-XX:ArchiveClassesAtExit="), first.toString());
+    assertEquals(List.of(), cds.jvmOptions(1), "one writer only");
+
+    // What engine 0's JVM does at exit, then the supervisor after the engines stopped:
+    Path pending = Path.of(first.get(0).substring("-XX:ArchiveClassesAtExit=".length()));
+    Files.createDirectories(pending.getParent());
+    Files.writeString(pending, "archive bytes");
+    cds.publish();
+    assertFalse(Files.exists(pending));
+    assertEquals("archive bytes", Files.readString(cds.archive()));
+    for (int id = 0; id < 3; id++) {
+      assertEquals(List.of("-XX:SharedArchiveFile=" + cds.archive(), "-Xlog:cds*=off"),
+          cds.jvmOptions(id));
+    }
+  }
+
+  @Test
+  void archiveIsKeyedByJvmOptionsAndClassPath() throws Exception {
+    Path jar = Files.writeString(dir.resolve("tandem.jar"), "jar");
+    Path a = EngineCds.in(dir, jar.toString(), List.of("-Xmx256m")).archive();
+    assertEquals(a, EngineCds.in(dir, jar.toString(), List.of("-Xmx256m")).archive());
+    assertNotEquals(a, EngineCds.in(dir, jar.toString(), List.of("-Xmx512m")).archive());
+    Files.writeString(jar, "a rebuilt jar");
+    assertNotEquals(a, EngineCds.in(dir, jar.toString(), List.of("-Xmx256m")).archive());
+  }
+
+  @Test
+  void publishWithoutAnArchiveWrittenDoesNothing() {
+    EngineCds cds = EngineCds.in(dir, "/nope.jar", List.of());
+    cds.publish();
+    assertFalse(Files.exists(cds.archive()));
+  }
+}

@@ -1,0 +1,282 @@
+package dev.tandem.router.dispatch;
+
+import static dev.tandem.router.testing.FaultInjectingFakeEngine.Behavior.Kind.*;
+import static dev.tandem.router.testing.RouterHarness.await;
+import static dev.tandem.router.testing.RouterHarness.status;
+import static dev.tandem.router.testing.RouterHarness.waitUntil;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.config.RouterMode;
+import dev.tandem.fleet.EngineRole;
+import dev.tandem.fleet.EngineState;
+import dev.tandem.router.ModelInfo;
+import dev.tandem.router.RouterOptions;
+import dev.tandem.router.testing.FaultInjectingFakeEngine;
+import dev.tandem.router.testing.FaultInjectingFakeEngine.Behavior;
+import dev.tandem.router.testing.FaultInjectingFakeEngine.Received;
+import dev.tandem.router.testing.RouterHarness;
+import dev.tandem.router.testing.RouterHarness.Answer;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.Timeout;
+import io.vertx.junit5.VertxExtension;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Disaggregated mode (1 prefill + 2 decode fake engines): MLC's call order and bodies, and what
+ * happens to D's reservation and every in-flight counter when a step fails.
+ */
+@ExtendWith(VertxExtension.class)
+@Timeout(value = 60, timeUnit = TimeUnit.SECONDS)
+class DisaggregatedFaultsTest {
+
+  static final int[] PROMPT = {3, 14, 15, 92};
+  static final ModelInfo MODEL = new ModelInfo("fake-model", 4096, 1000);
+
+  Vertx vertx;
+  FaultInjectingFakeEngine p;
+  FaultInjectingFakeEngine d1;
+  FaultInjectingFakeEngine d2;
+  RouterHarness h;
+
+  @BeforeEach
+  void setUp(Vertx vertx) {
+    this.vertx = vertx;
+    p = await(new FaultInjectingFakeEngine(vertx).start());
+    d1 = await(new FaultInjectingFakeEngine(vertx).start());
+    d2 = await(new FaultInjectingFakeEngine(vertx).start());
+  }
+
+  void router(double factor) {
+    h = RouterHarness.start(vertx, new RouterOptions().setMode(RouterMode.DISAGG)
+        .setPdBalanceFactor(factor).setPrepRecvTimeoutMs(500).setRemoteSendTimeoutMs(500)
+        .setFirstChunkTimeoutMs(600).setChunkIdleTimeoutMs(600).setMetricsIntervalMs(0), MODEL, null);
+    h.announce(status(0, p.url(), EngineRole.PREFILL, EngineState.READY, 0),
+        status(1, d1.url(), EngineRole.DECODE, EngineState.READY, 0),
+        status(2, d2.url(), EngineRole.DECODE, EngineState.READY, 0));
+  }
+
+  @AfterEach
+  void nothingLeftBehind() {
+    if (h == null) {
+      return;
+    }
+    waitUntil(() -> h.adminEngines().getInteger("inFlightTotal") == 0, 2_000, "in-flight counters at 0");
+    waitUntil(() -> d1.parked().isEmpty() && d2.parked().isEmpty(), 2_000, "no reservation left on D");
+    waitUntil(() -> d1.running() + d2.running() == 0, 2_000, "D engines idle");
+    assertEquals(0, h.adminEngines().getInteger("reservationsOpen"));
+    h.close();
+  }
+
+  static JsonObject request(int maxTokens, boolean stream) {
+    JsonArray prompt = new JsonArray();
+    for (int t : PROMPT) {
+      prompt.add(t);
+    }
+    return new JsonObject().put("prompt", prompt).put("max_tokens", maxTokens)
+        .put("temperature", 0).put("stream", stream);
+  }
+
+  static String expected(int maxTokens) {
+    return FaultInjectingFakeEngine.expectedGreedyText(PROMPT, maxTokens);
+  }
+
+  /** The decode engine that got the (first) prep_recv. */
+  FaultInjectingFakeEngine decodeUsed() {
+    return !d1.received("/microserving/prep_recv").isEmpty() ? d1 : d2;
+  }
+
+  @Test
+  void mlcCallOrderWithOneRequestIdAndTheWindowEnds() {
+    router(0.0);
+    Answer a = h.post("/v1/completions", request(5, false).put("user", "bob"));
+    assertEquals(200, a.status(), a.body().toString());
+    String id = a.json().getString("id");
+    assertEquals(expected(5), a.json().getJsonArray("choices").getJsonObject(0).getString("text"));
+    FaultInjectingFakeEngine d = decodeUsed();
+    List<String> calls = d.received().stream().map(Received::path).toList();
+    assertEquals(List.of("/microserving/prep_recv", "/microserving/start_generate"), calls);
+    JsonObject prep = d.received().get(0).body();
+    JsonObject send = p.received("/microserving/remote_send").get(0).body();
+    JsonObject start = d.received().get(1).body();
+    assertEquals(id, prep.getString("user"));
+    assertEquals(id, send.getString("user"));
+    assertEquals(id, start.getString("user"));
+    assertEquals(3, prep.getInteger("end"), "factor 0: all but the last token, normalised");
+    assertEquals(0, send.getInteger("begin"));
+    assertEquals(3, send.getInteger("end"));
+    assertEquals("AwAAAAAAAABbMF0=", send.getString("kv_addr_info"));
+    assertEquals(d == d1 ? 1 : 2, send.getInteger("recv_rank"), "recv_rank is D's first PE");
+    assertEquals(3, start.getInteger("begin"));
+    assertNotNull(prep.getJsonObject("debug_config"));
+  }
+
+  @Test
+  void balanceFactorMovesTheWindowEnd() {
+    router(0.5);
+    assertEquals(200, h.post("/v1/completions", request(3, false)).status());
+    assertEquals(2, p.received("/microserving/remote_send").get(0).body().getInteger("end"));
+    assertEquals(2, decodeUsed().received("/microserving/start_generate").get(0).body().getInteger("begin"));
+  }
+
+  @Test
+  void prefixCacheOnDCoveringTheWindowSkipsThePrefillEngine() {
+    d1.prefixMatched(3);
+    d2.prefixMatched(3);
+    router(0.0);
+    Answer a = h.post("/v1/completions", request(4, true));
+    assertEquals(expected(4), a.streamedText(0));
+    assertTrue(p.received().isEmpty(), "P not contacted at all");
+  }
+
+  @Test
+  void withoutAReadyPrefillEngineDServesTheWholeRequest() {
+    router(0.0);
+    h.announce(status(0, p.url(), EngineRole.PREFILL, EngineState.UNHEALTHY, 0));
+    Answer a = h.post("/v1/completions", request(4, false));
+    assertEquals(expected(4), a.json().getJsonArray("choices").getJsonObject(0).getString("text"));
+    assertEquals(1, d1.received("/v1/completions").size() + d2.received("/v1/completions").size());
+    assertTrue(d1.received("/microserving/prep_recv").isEmpty() && d2.received("/microserving/prep_recv").isEmpty());
+    assertEquals(200, h.get("/ready").status(), "decode engines alone can serve");
+  }
+
+  @Test
+  void failedRemoteSendReleasesTheReservationAndDPrefillsItself() {
+    router(0.0);
+    p.script("/microserving/remote_send", Behavior.of(FAIL_500));
+    Answer a = h.post("/v1/completions", request(4, true));
+    assertEquals(expected(4), a.streamedText(0));
+    FaultInjectingFakeEngine d = decodeUsed();
+    String firstId = d.received("/microserving/prep_recv").get(0).body().getString("user");
+    List<Received> releases = d.received("/microserving/release");
+    assertEquals(1, releases.size());
+    assertEquals(firstId, releases.get(0).body().getString("user"));
+    assertEquals(1, d1.received("/v1/completions").size() + d2.received("/v1/completions").size(),
+        "the only prefill engine failed: a decode engine did it all");
+    assertTrue(h.get("/metrics").body().toString().contains("tandem_reservations_released_total 1"));
+  }
+
+  @Test
+  void hungPrepRecvTimesOutIsReleasedAndAnotherDecodeEngineServes() {
+    router(0.0);
+    d1.script("/microserving/prep_recv", Behavior.of(HANG));
+    d2.script("/microserving/prep_recv", Behavior.of(HANG));
+    Answer failed = h.post("/v1/completions", request(3, false));
+    assertEquals(504, failed.status(), failed.body().toString());
+    assertEquals(1, d1.received("/microserving/release").size());
+    assertEquals(1, d2.received("/microserving/release").size());
+    Answer ok = h.post("/v1/completions", request(3, false));
+    assertEquals(expected(3), ok.json().getJsonArray("choices").getJsonObject(0).getString("text"));
+  }
+
+  @Test
+  void inconsistentPrepRecvAnswerIsAProtocolErrorAndIsRetried() {
+    d1.prefixMatched(9); // more than the window: impossible
+    router(0.0);
+    Answer a = h.post("/v1/completions", request(3, false));
+    assertEquals(expected(3), a.json().getJsonArray("choices").getJsonObject(0).getString("text"));
+    assertEquals(1, d1.received("/microserving/release").size());
+    assertEquals(1, d2.received("/microserving/start_generate").size());
+  }
+
+  @Test
+  void brokenGenerationOnDEndsTheStreamWithAnErrorAndReleases() {
+    router(0.0);
+    d1.script(FaultInjectingFakeEngine.GENERATION, Behavior.after(DROP_AFTER, 2));
+    d2.script(FaultInjectingFakeEngine.GENERATION, Behavior.after(DROP_AFTER, 2));
+    Answer a = h.post("/v1/completions", request(6, true));
+    JsonObject last = new JsonObject(a.events().get(a.events().size() - 1));
+    assertEquals("engine_stream_broken", last.getJsonObject("error").getString("code"));
+    assertEquals(expected(2), a.streamedText(0));
+    assertEquals(1, decodeUsed().received("/microserving/release").size());
+  }
+
+  @Test
+  void clientGoneReleasesEverything() {
+    router(0.0);
+    d1.tokenDelayMs(40);
+    d2.tokenDelayMs(40);
+    RequestOptions ro = new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1")
+        .setPort(h.port()).setURI("/v1/completions");
+    await(h.onContext(() -> h.http.request(ro).compose(req -> req.send(request(200, true).encode())
+        .compose(resp -> {
+          Promise<Void> first = Promise.promise();
+          resp.handler(buf -> first.tryComplete());
+          return first.future().compose(v -> req.connection().close());
+        }))));
+    waitUntil(() -> d1.running() + d2.running() == 0, 1_000, "D to stop generating within a second");
+    assertEquals(1, d1.abortedByClient() + d2.abortedByClient());
+    waitUntil(() -> decodeUsed().received("/microserving/release").size() == 1, 1_000, "release");
+  }
+
+  @Test
+  void preemptOnDResumesThroughTheWholeChainWithoutRepeating() {
+    d1.chunkTokenIds(true);
+    d2.chunkTokenIds(true);
+    router(0.0);
+    d1.script(FaultInjectingFakeEngine.GENERATION, Behavior.after(PREEMPT_AFTER, 3));
+    d2.script(FaultInjectingFakeEngine.GENERATION, Behavior.after(PREEMPT_AFTER, 3));
+    Answer a = h.post("/v1/completions", request(8, true));
+    assertEquals(expected(8), a.streamedText(0));
+    List<Received> preps = new java.util.ArrayList<>(d1.received("/microserving/prep_recv"));
+    preps.addAll(d2.received("/microserving/prep_recv"));
+    assertEquals(3, preps.size());
+    assertTrue(preps.stream().anyMatch(r -> r.body().getJsonArray("prompt").size() == PROMPT.length + 6
+        && r.body().getInteger("end") == PROMPT.length + 5), "the continuation's window covers the delivered tokens");
+    List<String> users = preps.stream().map(r -> r.body().getString("user")).distinct().toList();
+    assertEquals(3, users.size(), "each attempt has its own engine request id");
+  }
+
+  @Test
+  void busyDecodeEnginesAreWaitedForNotGivenUpOn() {
+    router(0.0);
+    for (int i = 0; i < 3; i++) {
+      d1.script("/microserving/prep_recv", Behavior.of(BUSY_503));
+      d2.script("/microserving/prep_recv", Behavior.of(BUSY_503));
+    }
+    Answer a = h.post("/v1/completions", request(3, false));
+    assertEquals(expected(3), a.json().getJsonArray("choices").getJsonObject(0).getString("text"));
+    assertEquals(7, d1.received("/microserving/prep_recv").size() + d2.received("/microserving/prep_recv").size());
+    assertTrue(d1.received("/microserving/release").isEmpty() && d2.received("/microserving/release").isEmpty(),
+        "a 503 from prep_recv parked nothing: nothing to release");
+  }
+
+  @Test
+  void busyForTooLongIs503WithRetryAfter() {
+    h = RouterHarness.start(vertx, new RouterOptions().setMode(RouterMode.DISAGG)
+        .setBusyWaitMs(200).setMetricsIntervalMs(0), MODEL, null);
+    h.announce(status(0, p.url(), EngineRole.PREFILL, EngineState.READY, 0),
+        status(1, d1.url(), EngineRole.DECODE, EngineState.READY, 0));
+    for (int i = 0; i < 50; i++) {
+      d1.script("/microserving/prep_recv", Behavior.of(BUSY_503));
+    }
+    Answer a = h.post("/v1/completions", request(3, false));
+    assertEquals(503, a.status(), a.body().toString());
+    assertEquals("engine_busy", a.json().getJsonObject("error").getString("code"));
+    assertEquals("1", a.headers().get("retry-after"));
+    d1.parked().clear();
+  }
+
+  @Test
+  void noDecodeEngineIs503() {
+    router(0.0);
+    h.announce(status(1, d1.url(), EngineRole.DECODE, EngineState.UNHEALTHY, 0),
+        status(2, d2.url(), EngineRole.DECODE, EngineState.FAILED, 0));
+    Answer a = h.post("/v1/completions", request(2, false));
+    assertEquals(503, a.status());
+    assertEquals("no_engine_available", a.json().getJsonObject("error").getString("code"));
+    assertEquals(503, h.get("/ready").status());
+    assertTrue(p.received().isEmpty());
+  }
+}

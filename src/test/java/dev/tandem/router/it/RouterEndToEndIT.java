@@ -1,0 +1,332 @@
+package dev.tandem.router.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.core.http.StreamResponse;
+import com.openai.models.completions.Completion;
+import com.openai.models.completions.CompletionChoice;
+import com.openai.models.completions.CompletionCreateParams;
+import dev.tandem.config.RouterMode;
+import dev.tandem.fleet.Addresses;
+import dev.tandem.router.RouterOptions;
+import dev.tandem.router.api.BusCompletionsEndpoint;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The router end to end in front of real builtin engines (1 prefill + 2 decode, one KV world,
+ * started by the supervisor), through the official OpenAI Java SDK and raw HTTP: both modes give
+ * the same greedy answers, load spreads, bad requests never reach an engine, a client that leaves
+ * stops its engine request, the event bus serves completions, and a decode engine killed mid-stream
+ * costs that stream only. One fleet for the whole class; the kill test runs last.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class RouterEndToEndIT {
+
+  @TempDir static Path dir;
+  static TandemFleet fleet;
+  static int disagg;
+  static int roundRobin;
+
+  @BeforeAll
+  static void startFleet() throws Exception {
+    Path model = TandemFleet.tinyModel(dir);
+    fleet = TandemFleet.start(model, dir, null, o -> o.setMetricsIntervalMs(250));
+    disagg = fleet.routerPort();
+    roundRobin = fleet.deployRouter(new RouterOptions().setMode(RouterMode.ROUND_ROBIN)
+        .setMetricsIntervalMs(250));
+  }
+
+  @AfterAll
+  static void stopFleet() throws Exception {
+    if (fleet != null) {
+      fleet.close();
+    }
+  }
+
+  @AfterEach
+  void everyCounterBackToZero() {
+    fleet.awaitRouterIdle(disagg);
+    fleet.awaitRouterIdle(roundRobin);
+  }
+
+  static OpenAIClient sdk(int port) {
+    return OpenAIOkHttpClient.builder().baseUrl("http://127.0.0.1:" + port + "/v1")
+        .apiKey("not-needed").maxRetries(0).timeout(Duration.ofSeconds(60)).build();
+  }
+
+  /** Text, finish reason, logprob tokens and values of one choice: what "the same answer" means. */
+  record Answer(String text, String finish, List<String> tokens, List<Double> logprobs) {}
+
+  static Answer whole(OpenAIClient client, CompletionCreateParams params) {
+    CompletionChoice c = client.completions().create(params).choices().get(0);
+    CompletionChoice.Logprobs lp = c.logprobs().orElseThrow();
+    return new Answer(c.text(), c.finishReason().asString(), lp.tokens().orElseThrow(),
+        lp.tokenLogprobs().orElseThrow());
+  }
+
+  static Answer streamed(OpenAIClient client, CompletionCreateParams params) {
+    StringBuilder text = new StringBuilder();
+    List<String> tokens = new ArrayList<>();
+    List<Double> logprobs = new ArrayList<>();
+    String[] finish = new String[1];
+    try (StreamResponse<Completion> stream = client.completions().createStreaming(params)) {
+      stream.stream().forEach(chunk -> chunk.choices().forEach(c -> {
+        text.append(c.text());
+        c.logprobs().ifPresent(lp -> {
+          tokens.addAll(lp.tokens().orElse(List.of()));
+          logprobs.addAll(lp.tokenLogprobs().orElse(List.of()));
+        });
+        if (!c._finishReason().isNull() && !c._finishReason().isMissing()) {
+          finish[0] = c.finishReason().asString();
+        }
+      }));
+    }
+    return new Answer(text.toString(), finish[0], tokens, logprobs);
+  }
+
+  @Test
+  @Order(1)
+  void sdkCompletionsAgreeAcrossModesStreamingAndNot() {
+    OpenAIClient d = sdk(disagg);
+    OpenAIClient rr = sdk(roundRobin);
+    double sentBefore = fleet.engineMetric(0, "tandem_engine_remote_send_total");
+    List<String> prompts = List.of("Hello there", "The quick brown fox jumps over the lazy dog.",
+        "A longer prompt, so that the KV of many positions crosses the world. ".repeat(12));
+    for (String prompt : prompts) {
+      CompletionCreateParams params = CompletionCreateParams.builder().model(fleet.model.toString())
+          .prompt(prompt).maxTokens(12L).temperature(0.0).logprobs(2L).build();
+      Answer reference = whole(rr, params);
+      assertEquals(12, reference.tokens().size());
+      assertEquals("length", reference.finish());
+      assertEquals(reference, streamed(rr, params), "round-robin streamed vs whole: " + prompt);
+      assertEquals(reference, whole(d, params), "disagg whole vs round-robin: " + prompt);
+      assertEquals(reference, streamed(d, params), "disagg streamed vs round-robin: " + prompt);
+    }
+    assertEquals(sentBefore + 2 * prompts.size(), fleet.engineMetric(0, "tandem_engine_remote_send_total"),
+        "every disaggregated request had its prompt's KV sent by the prefill engine");
+    assertTrue(fleet.engineMetric(1, "tandem_engine_kv_received_tokens_total")
+        + fleet.engineMetric(2, "tandem_engine_kv_received_tokens_total") > 0);
+  }
+
+  @Test
+  @Order(2)
+  void echoSuffixAndUsageThroughTheSdk() {
+    OpenAIClient d = sdk(disagg);
+    Completion c = d.completions().create(CompletionCreateParams.builder()
+        .model(fleet.model.toString()).prompt("Echo me").maxTokens(4L).temperature(0.0)
+        .echo(true).suffix("!").n(2L).build());
+    assertEquals(2, c.choices().size());
+    for (CompletionChoice choice : c.choices()) {
+      assertTrue(choice.text().startsWith("Echo me"), choice.text());
+      assertTrue(choice.text().endsWith("!"), choice.text());
+    }
+    assertEquals(8, c.usage().orElseThrow().completionTokens());
+    assertTrue(c.id().matches("cmpl-[0-9a-f]{32}"), c.id());
+  }
+
+  @Test
+  @Order(3)
+  void hundredConcurrentRequestsSpreadOverTheDecodeEngines() throws Exception {
+    double before1 = fleet.engineMetric(1, "tandem_engine_start_generate_total");
+    double before2 = fleet.engineMetric(2, "tandem_engine_start_generate_total");
+    List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      JsonObject body = new JsonObject().put("prompt", "Request number " + i).put("max_tokens", 6)
+          .put("temperature", 0).put("stream", i % 2 == 0);
+      all.add(fleet.http.sendAsync(java.net.http.HttpRequest.newBuilder(
+              java.net.URI.create("http://127.0.0.1:" + disagg + "/v1/completions"))
+          .timeout(Duration.ofSeconds(100)).header("content-type", "application/json")
+          .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body.encode())).build(),
+          HttpResponse.BodyHandlers.ofString()));
+    }
+    for (CompletableFuture<HttpResponse<String>> f : all) {
+      HttpResponse<String> r = f.get(100, TimeUnit.SECONDS);
+      assertEquals(200, r.statusCode(), r.body());
+      assertTrue(r.body().contains("\"finish_reason\":\"length\""), r.body());
+    }
+    double on1 = fleet.engineMetric(1, "tandem_engine_start_generate_total") - before1;
+    double on2 = fleet.engineMetric(2, "tandem_engine_start_generate_total") - before2;
+    assertEquals(100, on1 + on2, "every request decoded on a decode engine");
+    assertTrue(on1 <= 60 && on2 <= 60, "spread: " + on1 + " / " + on2);
+    fleet.awaitRouterIdle(disagg);
+    assertEquals(0, fleet.engineMetric(1, "tandem_engine_parked") + fleet.engineMetric(2, "tandem_engine_parked"));
+  }
+
+  /** Bodies that must be refused before any engine sees them (raw text, so malformed JSON too). */
+  static final List<String> MALFORMED = List.of(
+      "{nope", "[1,2]", "", "null", "{\"max_tokens\":5}", "{\"prompt\":\"\"}", "{\"prompt\":[]}",
+      "{\"prompt\":42}", "{\"prompt\":[\"a\",\"b\"]}", "{\"prompt\":[1,\"x\"]}", "{\"prompt\":[1.5,2]}",
+      "{\"prompt\":[5000]}", "{\"prompt\":[-1]}",
+      "{\"prompt\":[" + "7,".repeat(4095) + "7]}",
+      "{\"prompt\":[1,2,3],\"max_tokens\":5000}", "{\"prompt\":\"hi\",\"max_tokens\":-1}",
+      "{\"prompt\":\"hi\",\"max_tokens\":\"10\"}", "{\"prompt\":\"hi\",\"temperature\":-0.5}",
+      "{\"prompt\":\"hi\",\"temperature\":\"hot\"}", "{\"prompt\":\"hi\",\"top_p\":0}",
+      "{\"prompt\":\"hi\",\"top_p\":1.5}", "{\"prompt\":\"hi\",\"n\":0}", "{\"prompt\":\"hi\",\"n\":\"two\"}",
+      "{\"prompt\":\"hi\",\"logprobs\":6}", "{\"prompt\":\"hi\",\"logprobs\":-1}",
+      "{\"prompt\":\"hi\",\"stream\":\"yes\"}", "{\"prompt\":\"hi\",\"stop\":5}",
+      "{\"prompt\":\"hi\",\"stop\":[\"ok\",3]}", "{\"prompt\":\"hi\",\"best_of\":2}",
+      "{\"prompt\":\"hi\",\"frequency_penalty\":3}", "{\"prompt\":\"hi\",\"presence_penalty\":0.5}",
+      "{\"prompt\":\"hi\",\"logit_bias\":{\"1\":5}}", "{\"prompt\":\"hi\",\"response_format\":{\"type\":\"json_object\"}}",
+      "{\"prompt\":\"hi\",\"user\":\"\"}", "{\"prompt\":\"hi\",\"echo\":\"true\"}",
+      "{\"prompt\":\"hi\",\"stream_options\":\"x\"}", "{\"prompt\":\"hi\",\"debug_config\":5}",
+      "{\"prompt\":\"" + "word ".repeat(9000) + "\"}");
+
+  @Test
+  @Order(4)
+  void malformedRequestsGetA4xxAndNeverReachAnEngine() {
+    double[] before = new double[3];
+    for (int e = 0; e < 3; e++) {
+      before[e] = fleet.engineMetric(e, "tandem_engine_requests_received_total");
+    }
+    for (int port : new int[] {disagg, roundRobin}) {
+      for (String body : MALFORMED) {
+        HttpResponse<String> r = fleet.post(port, "/v1/completions", body);
+        String shown = body.length() > 60 ? body.substring(0, 60) + "..." : body;
+        assertTrue(r.statusCode() >= 400 && r.statusCode() < 500, shown + " -> " + r.statusCode());
+        JsonObject error = new JsonObject(r.body()).getJsonObject("error");
+        assertNotNull(error, shown);
+        assertTrue(error.getString("message").length() > 5, shown);
+        assertEquals("invalid_request_error", error.getString("type"), shown);
+        assertTrue(error.containsKey("param") && error.containsKey("code"), shown);
+      }
+      assertEquals(405, fleet.get(port, "/v1/completions").statusCode());
+    }
+    for (int e = 0; e < 3; e++) {
+      assertEquals(before[e], fleet.engineMetric(e, "tandem_engine_requests_received_total"),
+          "engine " + e + " saw none of " + MALFORMED.size() + " bad requests");
+    }
+    assertTrue(MALFORMED.size() >= 25);
+  }
+
+  @Test
+  @Order(5)
+  void aClientThatLeavesStopsItsEngineRequestAndFreesItsReservation() throws Exception {
+    SseStream s = SseStream.open(fleet.http, disagg,
+        new JsonObject().put("prompt", "Go on forever").put("max_tokens", 3000).put("temperature", 0)
+            .put("stream", true).encode());
+    assertEquals(200, s.status);
+    assertNotNull(s.next(30_000).data());
+    assertTrue(fleet.engineMetric(1, "tandem_engine_running") + fleet.engineMetric(2, "tandem_engine_running") >= 1);
+    long closedAt = System.currentTimeMillis();
+    s.close();
+    TandemFleet.waitUntil(() -> fleet.engineMetric(1, "tandem_engine_running")
+        + fleet.engineMetric(2, "tandem_engine_running") == 0, 1_000, "the decode engine to stop");
+    long stoppedAfter = System.currentTimeMillis() - closedAt;
+    assertTrue(stoppedAfter <= 1_000, "stopped after " + stoppedAfter + " ms");
+    assertEquals(0, fleet.engineMetric(1, "tandem_engine_parked") + fleet.engineMetric(2, "tandem_engine_parked"));
+    TandemFleet.waitUntil(() -> fleet.metrics(disagg).getOrDefault("tandem_router_clients_gone_total", 0.0) >= 1,
+        2_000, "the router to count the client as gone");
+  }
+
+  @Test
+  @Order(6)
+  void completionsOverTheEventBusWholeAndStreaming() throws Exception {
+    JsonObject request = new JsonObject().put("prompt", "Over the bus").put("max_tokens", 8)
+        .put("temperature", 0);
+    String httpText = new JsonObject(fleet.post(disagg, "/v1/completions", request.encode()).body())
+        .getJsonArray("choices").getJsonObject(0).getString("text");
+    DeliveryOptions slow = new DeliveryOptions().setSendTimeout(60_000);
+
+    Message<JsonObject> whole = TandemFleet.await(
+        fleet.vertx.eventBus().<JsonObject>request(Addresses.COMPLETIONS, request, slow), 60);
+    assertEquals(httpText, whole.body().getJsonArray("choices").getJsonObject(0).getString("text"));
+    assertEquals(8, whole.body().getJsonObject("usage").getInteger("completion_tokens"));
+
+    LinkedBlockingQueue<JsonObject> chunks = new LinkedBlockingQueue<>();
+    MessageConsumer<JsonObject> consumer = fleet.vertx.eventBus().consumer("it.stream.1", m -> chunks.add(m.body()));
+    TandemFleet.await(consumer.completion(), 10);
+    Message<JsonObject> ack = TandemFleet.await(fleet.vertx.eventBus().<JsonObject>request(
+        Addresses.COMPLETIONS, request.copy().put("stream", true), new DeliveryOptions(slow)
+            .addHeader(BusCompletionsEndpoint.STREAM_ADDRESS_HEADER, "it.stream.1")), 60);
+    assertTrue(ack.body().getString("id").startsWith("cmpl-"));
+    StringBuilder text = new StringBuilder();
+    JsonObject m;
+    while (!(m = Objects.requireNonNull(chunks.poll(30, TimeUnit.SECONDS), "chunk")).containsKey("done")) {
+      assertNull(m.getValue("error"), m.encode());
+      for (Object c : m.getJsonArray("choices")) {
+        text.append(((JsonObject) c).getString("text"));
+      }
+    }
+    assertEquals(Boolean.TRUE, m.getBoolean("done"));
+    assertEquals(httpText, text.toString());
+    TandemFleet.await(consumer.unregister(), 10);
+
+    Throwable bad = fleet.vertx.eventBus().request(Addresses.COMPLETIONS, new JsonObject().put("n", 0), slow)
+        .toCompletionStage().toCompletableFuture().handle((ok, err) -> err).get(30, TimeUnit.SECONDS);
+    ReplyException refused = (ReplyException) (bad instanceof java.util.concurrent.CompletionException
+        ? bad.getCause() : bad);
+    assertEquals(400, refused.failureCode());
+    assertNotNull(new JsonObject(refused.getMessage()).getJsonObject("error"));
+  }
+
+  @Test
+  @Order(7)
+  void aDecodeEngineKilledMidStreamCostsThatStreamOnly() throws Exception {
+    SseStream s = SseStream.open(fleet.http, disagg,
+        new JsonObject().put("prompt", "Keep talking").put("max_tokens", 3000).put("temperature", 0)
+            .put("stream", true).encode());
+    assertNotNull(s.next(30_000).data());
+    int victim = fleet.engineMetric(1, "tandem_engine_running") > 0 ? 1 : 2;
+    JsonArray engines = fleet.fleet();
+    long pid = engines.getJsonObject(victim).getLong("pid");
+    int generation = engines.getJsonObject(victim).getInteger("generation", 0);
+    long killedAt = System.currentTimeMillis();
+    assertTrue(ProcessHandle.of(pid).orElseThrow().destroyForcibly(), "kill -9 " + pid);
+
+    SseStream.Event last = null;
+    for (SseStream.Event e = s.next(5_000); e != null && e.data() != null; e = s.next(5_000)) {
+      last = e;
+    }
+    assertNotNull(last);
+    assertTrue(last.data().startsWith("{\"error\""), "the stream ends with an error event: " + last.data());
+    assertTrue(last.atMillis() - killedAt <= 2_000, "error after " + (last.atMillis() - killedAt) + " ms");
+    s.close();
+
+    for (int i = 0; i < 4; i++) {
+      HttpResponse<String> r = fleet.post(disagg, "/v1/completions",
+          new JsonObject().put("prompt", "Still there " + i).put("max_tokens", 4).encode());
+      assertEquals(200, r.statusCode(), r.body());
+    }
+    // the supervisor restarts it; the router takes it back when its READY event arrives
+    TandemFleet.waitUntil(() -> {
+      JsonArray view = new JsonObject(fleet.get(disagg, "/admin/engines").body()).getJsonArray("engines");
+      JsonObject e = view.getJsonObject(victim);
+      return e.getString("state").equals("READY") && e.getInteger("generation") > generation;
+    }, 60_000, "engine " + victim + " back in rotation");
+    for (int i = 0; i < 6 && fleet.engineMetric(victim, "tandem_engine_start_generate_total") == 0; i++) {
+      assertEquals(200, fleet.post(disagg, "/v1/completions",
+          new JsonObject().put("prompt", "Welcome back " + i).put("max_tokens", 3).encode()).statusCode());
+    }
+    assertTrue(fleet.engineMetric(victim, "tandem_engine_start_generate_total") > 0,
+        "the restarted engine serves again");
+  }
+}

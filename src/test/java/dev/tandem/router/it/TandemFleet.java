@@ -1,0 +1,211 @@
+package dev.tandem.router.it;
+
+import dev.tandem.config.RouterConfig;
+import dev.tandem.config.RouterMode;
+import dev.tandem.fleet.Addresses;
+import dev.tandem.router.RouterOptions;
+import dev.tandem.router.RouterVerticle;
+import dev.tandem.router.TandemRouterFactory;
+import dev.tandem.router.registry.PrometheusText;
+import dev.tandem.supervisor.SupervisorVerticle;
+import dev.tandem.supervisor.TokenizerLoader;
+import dev.tandem.tokenizer.TextTokenizer;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+
+/**
+ * A real fleet for process tests: the supervisor in this JVM starts 1 prefill + 2 decode builtin
+ * engines ({@code tandem serve} from target/tandem.jar, tiny model) in one KV world and deploys
+ * the RouterVerticle in disagg mode; a round-robin router can be added in front of the same
+ * engines. Shared by the tests of a class (starting engines is the slow part).
+ */
+final class TandemFleet implements AutoCloseable {
+
+  final Vertx vertx = Vertx.vertx();
+  final Path model;
+  final RouterConfig config;
+  final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private volatile TextTokenizer tokenizer;
+  private final String supervisor;
+
+  private TandemFleet(Path model, Path dir, String engineOverrides,
+      UnaryOperator<RouterOptions> routerOptions) throws Exception {
+    this.model = model;
+    int[] ports = freePorts(4);
+    config = new RouterConfig().setModel(model.toString()).setRouterPort(ports[3])
+        .setEndpointPorts(List.of(ports[0], ports[1], ports[2])).setRouterMode(RouterMode.DISAGG)
+        .setLogDir(dir.resolve("logs").toString()).setEngineJvmOpts(List.of("-Xmx256m"))
+        .setEngineOverrides(engineOverrides)
+        .setStartupTimeout(Duration.ofSeconds(120)).setHealthInterval(Duration.ofMillis(500))
+        .setHealthTimeout(Duration.ofSeconds(2)).setStopGrace(Duration.ofSeconds(5))
+        .setRestartBackoff(Duration.ofMillis(200));
+    SupervisorVerticle sv = new SupervisorVerticle(config, (cfg, tok) -> {
+      tokenizer = tok;
+      return RouterVerticle.forModelDir(routerOptions.apply(TandemRouterFactory.options(cfg)),
+          cfg.getModel(), Path.of(cfg.getModel()), cfg.getEngineOverrides(), tok);
+    }, TokenizerLoader.djl(), null);
+    supervisor = await(vertx.deployVerticle(sv), 150);
+  }
+
+  static TandemFleet start(Path model, Path dir, String engineOverrides,
+      UnaryOperator<RouterOptions> routerOptions) throws Exception {
+    return new TandemFleet(model, dir, engineOverrides, routerOptions);
+  }
+
+  /** {@code tandem make-model DIR/tiny --preset tiny} from the jar. */
+  static Path tinyModel(Path dir) throws Exception {
+    Path model = dir.resolve("tiny");
+    Path jar = Path.of(System.getProperty("tandem.jar", "target/tandem.jar")).toAbsolutePath();
+    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx256m", "-Dai.djl.offline=true", "-jar", jar.toString(), "make-model", model.toString(),
+        "--preset", "tiny").redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IllegalStateException("make-model failed: " + out);
+    }
+    return model;
+  }
+
+  int routerPort() {
+    return config.getRouterPort();
+  }
+
+  int enginePort(int id) {
+    return config.getEndpointPorts().get(id);
+  }
+
+  /** Deploys another router in front of the same engines (it learns them from the bus). */
+  int deployRouter(RouterOptions options) throws Exception {
+    RouterVerticle router = RouterVerticle.forModelDir(options.setHost("127.0.0.1").setPort(0),
+        model.toString(), model, config.getEngineOverrides(), tokenizer);
+    await(vertx.deployVerticle(router), 30);
+    int port = router.actualPort();
+    waitUntil(() -> get(port, "/ready").statusCode() == 200, 10_000, "router on " + port + " ready");
+    return port;
+  }
+
+  HttpResponse<String> get(int port, String path) {
+    try {
+      return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+          .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new IllegalStateException("GET " + path + " on " + port + ": " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  HttpResponse<String> post(int port, String path, String body) {
+    try {
+      return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+          .timeout(Duration.ofSeconds(120)).header("content-type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new IllegalStateException("POST " + path + " on " + port + ": " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** An engine's (or router's) /metrics samples. */
+  Map<String, Double> metrics(int port) {
+    return PrometheusText.parse(get(port, "/metrics").body());
+  }
+
+  double engineMetric(int engineId, String name) {
+    return metrics(enginePort(engineId)).getOrDefault(name, 0.0);
+  }
+
+  /** The supervisor's view: every engine's status with its pid. */
+  JsonArray fleet() throws Exception {
+    return await(vertx.eventBus().<JsonObject>request(Addresses.FLEET_QUERY, new JsonObject()), 10)
+        .body().getJsonArray("engines");
+  }
+
+  /** Sum of the router's per-engine in-flight counters, from its /metrics page. */
+  double routerInFlight(int port) {
+    return metrics(port).entrySet().stream().filter(e -> e.getKey().startsWith("tandem_inflight{"))
+        .mapToDouble(Map.Entry::getValue).sum();
+  }
+
+  /** Fails unless every router counter is back to zero (in flight, open reservations). */
+  void awaitRouterIdle(int port) {
+    waitUntil(() -> routerInFlight(port) == 0
+        && metrics(port).getOrDefault("tandem_reservations_open", 0.0) == 0, 3_000,
+        "router " + port + " idle: " + metrics(port));
+  }
+
+  static <T> T await(Future<T> f, int seconds) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(seconds, TimeUnit.SECONDS);
+  }
+
+  static void waitUntil(java.util.function.BooleanSupplier condition, long timeoutMs, String what) {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    while (!condition.getAsBoolean()) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new AssertionError("timed out waiting for " + what);
+      }
+      try {
+        Thread.sleep(20); // test thread only
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+  }
+
+  static int[] freePorts(int n) throws IOException {
+    List<ServerSocket> sockets = new ArrayList<>();
+    try {
+      int[] ports = new int[n];
+      for (int i = 0; i < n; i++) {
+        ServerSocket s = new ServerSocket(0);
+        sockets.add(s);
+        ports[i] = s.getLocalPort();
+      }
+      return ports;
+    } finally {
+      for (ServerSocket s : sockets) {
+        s.close();
+      }
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      await(vertx.undeploy(supervisor), 60);
+    } finally {
+      await(vertx.close(), 30);
+    }
+  }
+
+  static String log(Path dir) throws IOException {
+    StringBuilder sb = new StringBuilder();
+    try (var files = Files.list(dir.resolve("logs"))) {
+      for (Path f : files.toList()) {
+        sb.append("== ").append(f).append('\n').append(Files.readString(f));
+      }
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,52 @@
+package dev.tandem.router.upstream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.vertx.core.buffer.Buffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class SseParserTest {
+
+  private static List<String> parseInPieces(byte[] bytes, int piece) {
+    List<String> out = new ArrayList<>();
+    SseParser p = new SseParser(out::add);
+    for (int i = 0; i < bytes.length; i += piece) {
+      p.feed(Buffer.buffer().appendBytes(bytes, i, Math.min(piece, bytes.length - i)));
+    }
+    p.finish();
+    return out;
+  }
+
+  @Test
+  void eventsSurviveAnySplitIncludingInsideUtf8AndCrlf() {
+    String stream = "data: {\"t\":\"héllo ✓\"}\r\n\r\n: comment\n\ndata: {\"t\":\"2\"}\n\ndata: [DONE]\n\n";
+    byte[] bytes = stream.getBytes(StandardCharsets.UTF_8);
+    for (int piece = 1; piece <= bytes.length; piece++) {
+      assertEquals(List.of("{\"t\":\"héllo ✓\"}", "{\"t\":\"2\"}", "[DONE]"),
+          parseInPieces(bytes, piece), "piece size " + piece);
+    }
+  }
+
+  @Test
+  void multiLineDataAndOtherFields() {
+    String stream = "event: x\nid: 3\ndata:a\ndata: b\n\nretry: 10\n\n";
+    assertEquals(List.of("a\nb"), parseInPieces(stream.getBytes(StandardCharsets.UTF_8), 1000));
+  }
+
+  @Test
+  void trailingEventWithoutBlankLineIsDispatchedAtFinish() {
+    assertEquals(List.of("x", "y"), parseInPieces("data: x\n\ndata: y".getBytes(StandardCharsets.UTF_8), 3));
+  }
+
+  @Test
+  void overlongLineIsRefused() {
+    SseParser p = new SseParser(s -> {});
+    byte[] big = new byte[SseParser.MAX_LINE_BYTES + 1];
+    java.util.Arrays.fill(big, (byte) 'a');
+    assertThrows(IllegalStateException.class, () -> p.feed(Buffer.buffer(big)));
+  }
+}
