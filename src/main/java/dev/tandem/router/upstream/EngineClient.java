@@ -123,7 +123,7 @@ public final class EngineClient {
     guard.armTimer(timeoutMs, () -> UpstreamException.timeout(engineId, "GET " + path, timeoutMs));
     RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET)
         .setAbsoluteURI(baseUrl + path);
-    http.request(options)
+    request(options)
         .onFailure(e -> guard.fail(UpstreamException.unreachable(engineId, "GET " + path, e)))
         .onSuccess(req -> {
           guard.attach(req);
@@ -149,6 +149,15 @@ public final class EngineClient {
     return http.close();
   }
 
+  /** A closed client throws instead of failing the future: make it a failure like any other. */
+  private Future<io.vertx.core.http.HttpClientRequest> request(RequestOptions options) {
+    try {
+      return http.request(options);
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
+  }
+
   private Future<HttpClientResponse> send(int engineId, String baseUrl, String path,
       JsonObject body, String stage, CallGuard guard) {
     Promise<HttpClientResponse> response = Promise.promise();
@@ -156,7 +165,7 @@ public final class EngineClient {
         .setAbsoluteURI(baseUrl + path)
         .putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
     Buffer payload = body.toBuffer();
-    http.request(options)
+    request(options)
         .onFailure(e -> guard.fail(UpstreamException.unreachable(engineId, stage, e)))
         .onSuccess(req -> {
           guard.attach(req);

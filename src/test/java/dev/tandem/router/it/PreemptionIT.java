@@ -34,8 +34,12 @@ class PreemptionIT {
 
   @BeforeAll
   static void startFleet() throws Exception {
+    // start_generate's first-chunk limit 10 s: under this pressure the builtin engine can deadlock its admission
+    // (two start_generate'd requests each holding half the cache in its waiting queue, neither
+    // admitted, nothing running; reported to the engine owner). The router's stage timeout resets
+    // such a request (the engine aborts it and frees its pages) and retries it on another engine.
     fleet = TandemFleet.start(TandemFleet.tinyModel(dir), dir, "max_total_seq_length=128",
-        o -> o.setMaxPreemptRetries(12).setMetricsIntervalMs(250));
+        o -> o.setMaxPreemptRetries(12).setStartGenerateTimeoutMs(10_000).setMetricsIntervalMs(250));
   }
 
   @AfterAll
@@ -91,9 +95,15 @@ class PreemptionIT {
           .POST(HttpRequest.BodyPublishers.ofString(request(i, i % 2 == 0).encode())).build(),
           HttpResponse.BodyHandlers.ofString()));
     }
+    long deadline = System.currentTimeMillis() + 90_000;
     for (int i = 0; i < n; i++) {
-      assertEquals(expected.get(i), text(running.get(i).get(120, TimeUnit.SECONDS), i % 2 == 0),
-          "request " + i + " under pressure");
+      HttpResponse<String> r;
+      try {
+        r = running.get(i).get(Math.max(1, deadline - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        throw new AssertionError("request " + i + " did not finish" + fleet.diagnostics(dir));
+      }
+      assertEquals(expected.get(i), text(r, i % 2 == 0), "request " + i + " under pressure");
     }
     double preempted = fleet.engineMetric(1, "tandem_engine_preemptions_total")
         + fleet.engineMetric(2, "tandem_engine_preemptions_total");
