@@ -34,12 +34,10 @@ class PreemptionIT {
 
   @BeforeAll
   static void startFleet() throws Exception {
-    // start_generate's first-chunk limit 10 s: under this pressure the builtin engine can deadlock its admission
-    // (two start_generate'd requests each holding half the cache in its waiting queue, neither
-    // admitted, nothing running; reported to the engine owner). The router's stage timeout resets
-    // such a request (the engine aborts it and frees its pages) and retries it on another engine.
+    // The router's default stage timeouts: prep_recv reserves all the pages a request needs to
+    // start decoding, so requests holding received KV can never deadlock admission on D.
     fleet = TandemFleet.start(TandemFleet.tinyModel(dir), dir, "max_total_seq_length=128",
-        o -> o.setMaxPreemptRetries(12).setStartGenerateTimeoutMs(10_000).setMetricsIntervalMs(250));
+        o -> o.setMaxPreemptRetries(12).setMetricsIntervalMs(250));
   }
 
   @AfterAll
