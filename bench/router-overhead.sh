@@ -90,10 +90,12 @@ run_pass() { # tiny|null
   tb_start "$WORK/router-$pass.log" "$TB_TANDEM" router "$WORK/model" --router-mode round-robin \
     --router-host 127.0.0.1 --router-port "$router_port" --endpoint-ports "$engine_port" \
     --log-dir "$WORK/logs-$pass" "${engine_args[@]}"
+  local router_pid=$TB_LAST_PID
   tb_wait_http "http://127.0.0.1:$router_port/v1/models" 300 "$TB_LAST_PID" "$WORK/router-$pass.log"
   tb_wait_http "http://127.0.0.1:$engine_port/v1/models" 30 "$TB_LAST_PID" "$WORK/router-$pass.log"
   tb_log "[$pass] starting nginx $(nginx -v 2>&1 | sed 's/.*\///') on port $nginx_port"
   start_nginx "$engine_port" "$nginx_port"
+  local nginx_pid=$TB_LAST_PID
 
   declare -A url=(
     [direct]="http://127.0.0.1:$engine_port"
@@ -113,7 +115,16 @@ run_pass() { # tiny|null
     for i in 0 1 2; do
       s=${setups[$(( (i + r - 1) % 3 ))]}
       tb_log "[$pass] round $r/$ROUNDS: $s (${url[$s]})"
+      # CPU of the proxy in between (router JVM; nginx master and workers) during the measured run.
+      local proxy_pids=() cpu0 cpu1
+      case "$s" in
+        tandem) proxy_pids=("$router_pid") ;;
+        nginx) proxy_pids=("$nginx_pid" $(pgrep -P "$nginx_pid" || true)) ;;
+      esac
+      cpu0=$(tb_cpu_ms "${proxy_pids[@]}")
       tb_bench "$OUT/$pass-$s-$r.json" --url "${url[$s]}" "${common[@]}" --requests "$requests"
+      cpu1=$(tb_cpu_ms "${proxy_pids[@]}")
+      echo "$s $r $(( cpu1 - cpu0 ))" >>"$OUT/$pass-proxy-cpu.txt"
     done
   done
 
@@ -146,6 +157,11 @@ run_pass() { # tiny|null
       done
     done >"$OUT/$pass-rounds.tsv"
     awk -v base=direct -v others="tandem nginx" -f "$here/summarize-rounds.awk" "$OUT/$pass-rounds.tsv"
+    # Warm-up requests of each measured run included: CPU was sampled around the whole run.
+    awk -v n="$(( requests + CONCURRENCY ))" '$1 != "direct" { c[$1] = c[$1] " " $3 }
+      END { for (s in c) { k = split(c[s], a, " "); for (i = 2; i <= k; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+            printf "proxy CPU per request, %s: %.3f ms (median of %d runs; user + system of the proxy processes)\n", s, a[int((k + 1) / 2)] / n, k } }' \
+      "$OUT/$pass-proxy-cpu.txt"
     echo "$note"
     echo "errors in all measured runs: $(awk -F'\t' '{ e += $11 } END { print e + 0 }' "$OUT/$pass-rounds.tsv")"
     echo
