@@ -97,3 +97,17 @@ tb_bench() { # json-file args...
   "$TB_TANDEM" bench --quiet --json "$json" "$@" >/dev/null || true
   [[ -s "$json" ]] || tb_die "tandem bench wrote no report ($json)"
 }
+
+# CPU time (user + system, milliseconds) used so far by the given processes and their threads
+# (children not included): for "router CPU per request" style measurements.
+tb_cpu_ms() { # pid...
+  local pid total=0 ticks hz
+  hz=$(getconf CLK_TCK)
+  for pid in "$@"; do
+    [[ -r /proc/$pid/stat ]] || continue
+    # Fields 14 and 15 after the ")" that ends the command name.
+    ticks=$(sed 's/^.*) //' "/proc/$pid/stat" | awk '{ print $12 + $13 }')
+    total=$(( total + ticks ))
+  done
+  echo $(( total * 1000 / hz ))
+}

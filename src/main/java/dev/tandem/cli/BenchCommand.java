@@ -32,6 +32,7 @@ import picocli.CommandLine.Spec;
  * request succeeded, 1 when some failed (the report says which kinds), 2 for usage errors.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+    subcommands = dev.tandem.bench.NullEngineCommand.class,
     description = {"OpenAI completions load generator (closed or open loop, seeded workloads).",
         "Lengths: N | uniform:A-B | lognormal:MEAN,SIGMA.  Exit code 1 if any measured request failed."})
 public final class BenchCommand implements Callable<Integer> {
@@ -39,7 +40,8 @@ public final class BenchCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--url", required = true, paramLabel = "URL",
+  // Checked in options(), not by picocli, so that `tandem bench null-engine` needs no --url.
+  @Option(names = "--url", paramLabel = "URL",
       description = "Server base URL (router, engine or proxy), e.g. http://127.0.0.1:8000")
   String url;
 
@@ -144,6 +146,9 @@ public final class BenchCommand implements Callable<Integer> {
 
   BenchOptions options() {
     try {
+      if (url == null) {
+        throw new IllegalArgumentException("Missing required option: '--url=URL'");
+      }
       List<WorkloadClass> classes = new ArrayList<>();
       if (mix.isEmpty()) {
         classes.add(new WorkloadClass(WorkloadClass.DEFAULT_NAME, LengthDistribution.parse(promptLen),

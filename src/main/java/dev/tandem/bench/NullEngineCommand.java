@@ -1,0 +1,55 @@
+package dev.tandem.bench;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Unmatched;
+
+/**
+ * {@code tandem bench null-engine}: serves {@link NullEngineServer} until stopped. Accepts and
+ * ignores {@code mlc_llm serve}'s other flags, so a router can launch it in place of an engine
+ * (see bench/null-engine-python).
+ */
+@Command(name = "null-engine", mixinStandardHelpOptions = true,
+    description = "An engine API with no model: fixed-pace answers, for measuring proxies and routers.")
+public final class NullEngineCommand implements Callable<Integer> {
+
+  @Option(names = "--host", defaultValue = "127.0.0.1")
+  String host;
+
+  @Option(names = "--port", required = true)
+  int port;
+
+  @Option(names = "--first-token-ms", defaultValue = "20", description = "Delay to the first token. Default ${DEFAULT-VALUE}")
+  long firstTokenMs;
+
+  @Option(names = "--token-gap-ms", defaultValue = "5", description = "Gap between tokens. Default ${DEFAULT-VALUE}")
+  long tokenGapMs;
+
+  @Option(names = "--instances", defaultValue = "1", description = "Server verticles (event loops). Default ${DEFAULT-VALUE}")
+  int instances;
+
+  @Unmatched
+  List<String> ignored = new ArrayList<>();
+
+  @Override
+  public Integer call() throws Exception {
+    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(Math.max(1, instances)));
+    NullEngineServer.deploy(vertx, host, port, firstTokenMs, tokenGapMs, instances)
+        .toCompletionStage().toCompletableFuture().get();
+    System.err.println("null engine listening on " + host + ":" + port + " (first token " + firstTokenMs
+        + " ms, then every " + tokenGapMs + " ms)");
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      vertx.close().toCompletionStage().toCompletableFuture().join();
+      stopped.countDown();
+    }));
+    stopped.await();
+    return 0;
+  }
+}
