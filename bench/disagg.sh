@@ -12,11 +12,11 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib-serving.sh"
 
-RATE=${RATE:-0.5}
-REQUESTS=${REQUESTS:-40}
-WARMUP=${WARMUP:-4}
-LONG=${LONG:-384/4}
-SHORT=${SHORT:-16/48}
+RATE=${RATE:-0.15}
+REQUESTS=${REQUESTS:-20}
+WARMUP=${WARMUP:-2}
+LONG=${LONG:-64/4}
+SHORT=${SHORT:-8/16}
 LONG_WEIGHT=${LONG_WEIGHT:-1}
 SHORT_WEIGHT=${SHORT_WEIGHT:-1}
 SEED=${SEED:-1}
