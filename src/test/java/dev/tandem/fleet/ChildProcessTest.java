@@ -41,7 +41,7 @@ class ChildProcessTest {
   void stopSendsSigtermToDescendantsAndTheProcess() throws Exception {
     List<String> lines = new CopyOnWriteArrayList<>();
     ChildProcess child = ChildProcess.start(List.of("sh", "-c",
-        "sleep 300 & echo child $!; trap 'echo got TERM; exit 0' TERM; wait"), Map.of(),
+        "trap 'echo got TERM; exit 0' TERM; sleep 300 & echo child $!; wait"), Map.of(),
         dir.resolve("tree.log"), lines::add);
     long grandchild = awaitChildPid(lines);
     ProcessHandle sleeper = ProcessHandle.of(grandchild).orElseThrow();
