@@ -25,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -50,9 +51,10 @@ public final class DemoCommand implements Callable<Integer> {
   @Option(names = "--router-port", defaultValue = "8000", description = "Default: ${DEFAULT-VALUE}.")
   int routerPort;
 
-  @Option(names = "--endpoint-ports", arity = "3", defaultValue = "8081 8082 8083",
-      description = "Ports of the prefill engine and the two decode engines. Default: ${DEFAULT-VALUE}.")
-  List<Integer> endpointPorts;
+  // An initial value, not defaultValue: picocli does not split a default string into arity 3.
+  @Option(names = "--endpoint-ports", arity = "3",
+      description = "Ports of the prefill engine and the two decode engines. Default: 8081 8082 8083.")
+  List<Integer> endpointPorts = new ArrayList<>(List.of(8081, 8082, 8083));
 
   @Option(names = "--log-dir", defaultValue = "logs", description = "Engine logs. Default: ${DEFAULT-VALUE}.")
   Path logDir;
