@@ -1,5 +1,6 @@
 package dev.tandem.bench;
 
+import dev.tandem.api.SseParser;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -84,7 +85,14 @@ public final class CompletionClient {
           .onFailure(e -> done.tryComplete(collector.failed(e)));
       return;
     }
-    SseParser parser = new SseParser(collector::chunk);
+    boolean[] sawDone = {false};
+    SseParser parser = new SseParser(data -> {
+      if (data.strip().equals("[DONE]")) {
+        sawDone[0] = true;
+      } else {
+        collector.chunk(data);
+      }
+    });
     resp.handler(buf -> {
       if (!collector.finished()) {
         parser.feed(buf);
@@ -92,8 +100,8 @@ public final class CompletionClient {
     });
     resp.exceptionHandler(e -> done.tryComplete(collector.streamFailed(e)));
     resp.endHandler(v -> {
-      parser.end();
-      done.tryComplete(collector.streamEnded(parser.sawDone()));
+      parser.finish();
+      done.tryComplete(collector.streamEnded(sawDone[0]));
     });
   }
 

@@ -91,6 +91,11 @@ public final class ServeCommand implements Callable<Integer> {
       description = "Seconds a prep_recv reservation waits for start_generate (Tandem extension).")
   long parkedTtlSeconds;
 
+  @Option(names = "--client-stall-timeout", defaultValue = "120",
+      description = "Seconds a streaming client may read nothing, its request held, before its"
+          + " stream is cut and the request freed (Tandem extension).")
+  long clientStallTimeoutSeconds;
+
   @Option(names = "--world-join-timeout", defaultValue = "180",
       description = "Seconds to wait for every PE of the KV world to join (Tandem extension).")
   long worldJoinTimeoutSeconds;
@@ -149,7 +154,8 @@ public final class ServeCommand implements Callable<Integer> {
 
     Vertx vertx = Vertx.vertx();
     EngineServerVerticle server = new EngineServerVerticle(engine, tokenizer, world,
-        new EngineServerConfig(host, port, model, debug));
+        new EngineServerConfig(host, port, model, debug,
+            Duration.ofSeconds(clientStallTimeoutSeconds)));
     try {
       vertx.deployVerticle(server).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -202,8 +208,8 @@ public final class ServeCommand implements Callable<Integer> {
     if (port < 0 || port > 65535) {
       throw usage("--port " + port + ": must be 0..65535");
     }
-    if (parkedTtlSeconds <= 0 || worldJoinTimeoutSeconds <= 0) {
-      throw usage("--parked-ttl and --world-join-timeout must be positive");
+    if (parkedTtlSeconds <= 0 || worldJoinTimeoutSeconds <= 0 || clientStallTimeoutSeconds <= 0) {
+      throw usage("--parked-ttl, --world-join-timeout and --client-stall-timeout must be positive");
     }
     if (enableTracing) {
       LOG.info("--enable-tracing is accepted; the builtin engine records no event trace");

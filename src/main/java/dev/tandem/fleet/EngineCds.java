@@ -24,6 +24,8 @@ public final class EngineCds {
   private static final Logger LOG = LoggerFactory.getLogger(EngineCds.class);
   /** CDS reports (e.g. classes it cannot archive) would fill the engine logs. */
   private static final String QUIET = "-Xlog:cds*=off";
+  /** Archives kept in the folder (the newest). */
+  static final int KEEP = 4;
 
   private final Path archive;
   private final Path pending;
@@ -76,10 +78,35 @@ public final class EngineCds {
         Files.move(pending, archive, StandardCopyOption.ATOMIC_MOVE,
             StandardCopyOption.REPLACE_EXISTING);
         LOG.info("engine class-data archive written: {} (later fleets start faster)", archive);
+        pruneOldArchives();
       }
       Files.deleteIfExists(pending);
     } catch (IOException e) {
       LOG.warn("could not publish the engine class-data archive {}: {}", archive, e.toString());
+    }
+  }
+
+  /**
+   * Every rebuilt jar or new set of JVM options gets its own archive (about 17 MB): keep the
+   * {@link #KEEP} newest. A running engine keeps a deleted archive mapped; one about to start
+   * without it simply starts without sharing.
+   */
+  private void pruneOldArchives() throws IOException {
+    List<Path> archives;
+    try (var files = Files.list(archive.getParent())) {
+      archives = files.filter(f -> f.getFileName().toString().matches("engine-[0-9a-f]+\\.jsa"))
+          .sorted(java.util.Comparator.comparing(EngineCds::modified).reversed()).toList();
+    }
+    for (Path old : archives.subList(Math.min(KEEP, archives.size()), archives.size())) {
+      Files.deleteIfExists(old);
+    }
+  }
+
+  private static java.nio.file.attribute.FileTime modified(Path file) {
+    try {
+      return Files.getLastModifiedTime(file);
+    } catch (IOException e) {
+      return java.nio.file.attribute.FileTime.fromMillis(0);
     }
   }
 

@@ -26,6 +26,11 @@ public final class RouterOptions {
   public static final long DEFAULT_REMOTE_SEND_TIMEOUT_MS = 120_000;
   /** From sending a generation request until its first chunk: queueing and local prefill. */
   public static final long DEFAULT_FIRST_CHUNK_TIMEOUT_MS = 120_000;
+  /**
+   * From start_generate until its first chunk: D computes only the prompt's tail, so a long wait
+   * means D cannot admit the request (queueing, or an engine stuck with a full cache).
+   */
+  public static final long DEFAULT_START_GENERATE_TIMEOUT_MS = 30_000;
   /** Longest silence between two chunks of a running generation. */
   public static final long DEFAULT_CHUNK_IDLE_TIMEOUT_MS = 30_000;
   public static final long DEFAULT_RELEASE_TIMEOUT_MS = 5_000;
@@ -49,6 +54,7 @@ public final class RouterOptions {
   private long prepRecvTimeoutMs = DEFAULT_PREP_RECV_TIMEOUT_MS;
   private long remoteSendTimeoutMs = DEFAULT_REMOTE_SEND_TIMEOUT_MS;
   private long firstChunkTimeoutMs = DEFAULT_FIRST_CHUNK_TIMEOUT_MS;
+  private long startGenerateTimeoutMs = DEFAULT_START_GENERATE_TIMEOUT_MS;
   private long chunkIdleTimeoutMs = DEFAULT_CHUNK_IDLE_TIMEOUT_MS;
   private long releaseTimeoutMs = DEFAULT_RELEASE_TIMEOUT_MS;
   private long metricsIntervalMs = DEFAULT_METRICS_INTERVAL_MS;
@@ -72,6 +78,7 @@ public final class RouterOptions {
     prepRecvTimeoutMs = json.getLong("prepRecvTimeoutMs", DEFAULT_PREP_RECV_TIMEOUT_MS);
     remoteSendTimeoutMs = json.getLong("remoteSendTimeoutMs", DEFAULT_REMOTE_SEND_TIMEOUT_MS);
     firstChunkTimeoutMs = json.getLong("firstChunkTimeoutMs", DEFAULT_FIRST_CHUNK_TIMEOUT_MS);
+    startGenerateTimeoutMs = json.getLong("startGenerateTimeoutMs", DEFAULT_START_GENERATE_TIMEOUT_MS);
     chunkIdleTimeoutMs = json.getLong("chunkIdleTimeoutMs", DEFAULT_CHUNK_IDLE_TIMEOUT_MS);
     releaseTimeoutMs = json.getLong("releaseTimeoutMs", DEFAULT_RELEASE_TIMEOUT_MS);
     metricsIntervalMs = json.getLong("metricsIntervalMs", DEFAULT_METRICS_INTERVAL_MS);
@@ -88,7 +95,8 @@ public final class RouterOptions {
         .put("pdBalanceFactor", pdBalanceFactor).put("maxEngineAttempts", maxEngineAttempts)
         .put("maxPreemptRetries", maxPreemptRetries).put("connectTimeoutMs", connectTimeoutMs)
         .put("prepRecvTimeoutMs", prepRecvTimeoutMs).put("remoteSendTimeoutMs", remoteSendTimeoutMs)
-        .put("firstChunkTimeoutMs", firstChunkTimeoutMs).put("chunkIdleTimeoutMs", chunkIdleTimeoutMs)
+        .put("firstChunkTimeoutMs", firstChunkTimeoutMs)
+        .put("startGenerateTimeoutMs", startGenerateTimeoutMs).put("chunkIdleTimeoutMs", chunkIdleTimeoutMs)
         .put("releaseTimeoutMs", releaseTimeoutMs).put("metricsIntervalMs", metricsIntervalMs)
         .put("metricsTimeoutMs", metricsTimeoutMs).put("maxConnectionsPerEngine", maxConnectionsPerEngine)
         .put("maxBodyBytes", maxBodyBytes).put("retryAfterSeconds", retryAfterSeconds)
@@ -109,7 +117,7 @@ public final class RouterOptions {
     require(maxEngineAttempts >= 1, "maxEngineAttempts must be at least 1, got " + maxEngineAttempts);
     require(maxPreemptRetries >= 0, "maxPreemptRetries must be at least 0, got " + maxPreemptRetries);
     require(connectTimeoutMs > 0 && prepRecvTimeoutMs > 0 && remoteSendTimeoutMs > 0
-        && firstChunkTimeoutMs > 0 && chunkIdleTimeoutMs > 0 && releaseTimeoutMs > 0
+        && firstChunkTimeoutMs > 0 && startGenerateTimeoutMs > 0 && chunkIdleTimeoutMs > 0 && releaseTimeoutMs > 0
         && metricsTimeoutMs > 0, "every timeout must be positive");
     require(busyWaitMs >= 0, "busyWaitMs must be >= 0 (0: a busy engine is tried once)");
     require(metricsIntervalMs >= 0, "metricsIntervalMs must be >= 0 (0 turns scraping off)");
@@ -145,6 +153,8 @@ public final class RouterOptions {
   public RouterOptions setRemoteSendTimeoutMs(long ms) { this.remoteSendTimeoutMs = ms; return this; }
   public long getFirstChunkTimeoutMs() { return firstChunkTimeoutMs; }
   public RouterOptions setFirstChunkTimeoutMs(long ms) { this.firstChunkTimeoutMs = ms; return this; }
+  public long getStartGenerateTimeoutMs() { return startGenerateTimeoutMs; }
+  public RouterOptions setStartGenerateTimeoutMs(long ms) { this.startGenerateTimeoutMs = ms; return this; }
   public long getChunkIdleTimeoutMs() { return chunkIdleTimeoutMs; }
   public RouterOptions setChunkIdleTimeoutMs(long ms) { this.chunkIdleTimeoutMs = ms; return this; }
   public long getReleaseTimeoutMs() { return releaseTimeoutMs; }

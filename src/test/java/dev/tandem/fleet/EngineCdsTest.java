@@ -46,6 +46,26 @@ class EngineCdsTest {
   }
 
   @Test
+  void onlyTheNewestArchivesAreKept() throws Exception {
+    Path cdsDir = Files.createDirectories(dir.resolve("cds"));
+    for (int i = 0; i < 6; i++) {
+      Path old = Files.writeString(cdsDir.resolve("engine-00" + i + ".jsa"), "old");
+      Files.setLastModifiedTime(old, java.nio.file.attribute.FileTime.fromMillis(1_000_000L * (i + 1)));
+    }
+    Path unrelated = Files.writeString(cdsDir.resolve("notes.txt"), "keep me");
+    EngineCds cds = EngineCds.in(cdsDir, "/nope.jar", List.of());
+    Path pending = Path.of(cds.jvmOptions(0).get(0).substring("-XX:ArchiveClassesAtExit=".length()));
+    Files.writeString(pending, "new archive");
+    cds.publish();
+    try (var files = Files.list(cdsDir)) {
+      assertEquals(java.util.Set.of(cds.archive().getFileName().toString(), "engine-005.jsa",
+          "engine-004.jsa", "engine-003.jsa", "notes.txt"),
+          files.map(f -> f.getFileName().toString()).collect(java.util.stream.Collectors.toSet()));
+    }
+    assertTrue(Files.exists(unrelated));
+  }
+
+  @Test
   void publishWithoutAnArchiveWrittenDoesNothing() {
     EngineCds cds = EngineCds.in(dir, "/nope.jar", List.of());
     cds.publish();

@@ -83,8 +83,8 @@ class SupervisorVerticleTest {
   void fleetIsServedByTheStandInRouterAndUndeployStopsEveryEngine(Vertx vertx) throws Exception {
     List<JsonObject> events = new java.util.concurrent.CopyOnWriteArrayList<>();
     vertx.eventBus().<JsonObject>consumer(Addresses.ENGINE_STATUS, m -> events.add(m.body()));
-    String id = await(vertx.deployVerticle(new SupervisorVerticle(config, null, noTokenizer(),
-        new FakeProfile(i -> List.of()))));
+    String id = await(vertx.deployVerticle(new SupervisorVerticle(config,
+        StandInRouterVerticle.factory(), noTokenizer(), new FakeProfile(i -> List.of()))));
     WebClient http = WebClient.create(vertx);
     int port = config.getRouterPort();
     assertEquals(200, await(http.get(port, "127.0.0.1", "/health").send()).statusCode());

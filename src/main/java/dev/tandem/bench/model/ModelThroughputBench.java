@@ -47,7 +47,7 @@ public final class ModelThroughputBench {
       plans.add(new Plan(ModelPreset.TINY, new int[] {128, 128, 128}, new int[] {256, 128, 64}));
     }
     if (presets.contains("small")) {
-      plans.add(new Plan(ModelPreset.SMALL, new int[] {64, 32, 16}, new int[] {24, 8, 4}));
+      plans.add(new Plan(ModelPreset.SMALL, new int[] {64, 16, 8}, new int[] {24, 8, 4}));
     }
     double loadBefore = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     System.out.println("| model | batch | prompt tokens | prefill tok/s | decode tok/s |");

@@ -133,7 +133,7 @@ final class ForwardPass {
     }
     float sum = 0f;
     for (int j = 0; j <= pos; j++) {
-      float e = (float) Math.exp(scores[j] - max);
+      float e = Kernels.exp(scores[j] - max);
       scores[j] = e;
       sum += e;
     }
@@ -170,7 +170,7 @@ final class ForwardPass {
       int a = t * inter;
       for (int i = 0; i < inter; i++) {
         float gate = gu[g + i];
-        float silu = gate / (1f + (float) Math.exp(-gate));
+        float silu = gate / (1f + Kernels.exp(-gate));
         act[a + i] = silu * gu[g + inter + i];
       }
     });

@@ -94,4 +94,33 @@ final class Kernels {
     out[oa] = a;
     out[ob] = b;
   }
+
+  private static final float LOG2E = 1.44269504f;
+  private static final float LN2_HI = 0.693145752f; // ln 2 split so k * LN2_HI is exact for |k| < 2^8
+  private static final float LN2_LO = 1.42860677e-6f;
+
+  /**
+   * e^x in float arithmetic only (Cody-Waite reduction, degree-7 Taylor polynomial; within 2 ulp).
+   * Unlike {@code Math.exp}, a JIT intrinsic whose last bit may vary by CPU and JVM, every JVM on
+   * every machine gives the same bits, so engines on different hosts still agree exactly.
+   */
+  static float exp(float x) {
+    if (!(x > -104f)) {
+      return Float.isNaN(x) ? x : 0f;
+    }
+    if (x > 88.8f) {
+      return Float.POSITIVE_INFINITY;
+    }
+    float kf = (float) Math.floor(x * LOG2E + 0.5f);
+    int k = (int) kf;
+    float r = (x - kf * LN2_HI) - kf * LN2_LO;
+    float p = 1f + r * (1f + r * (0.5f + r * (1f / 6 + r * (1f / 24 + r * (1f / 120 + r * (1f / 720 + r * (1f / 5040)))))));
+    if (k < -126) { // result is subnormal: scale in two exact steps
+      return p * Float.intBitsToFloat((k + 126 + 127) << 23) * 0x1p-126f;
+    }
+    if (k > 127) {
+      return p * Float.intBitsToFloat((k - 1 + 127) << 23) * 2f;
+    }
+    return p * Float.intBitsToFloat((k + 127) << 23);
+  }
 }

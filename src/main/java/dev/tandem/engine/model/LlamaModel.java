@@ -11,10 +11,16 @@ import org.slf4j.LoggerFactory;
  * logits are bit-identical whatever else is in the batch and however its prompt was chunked.
  * Thread-safe for one caller at a time (the engine's step thread); uses its own worker threads.
  *
- * <p>Parallelism: every matrix product is split across output features (each task owns whole
- * rows and computes every token against them), attention across (token, head) pairs. No
- * reduction is ever split, and every element is computed by kernels with one fixed summation
- * order ({@link Kernels}), so neither the thread count nor the batch shape changes a bit.
+ * <p>Parallelism: a fixed pool of daemon threads (the calling thread included) splits every
+ * matrix product across output features (each task owns whole rows and computes every token of the
+ * step against them, so a weight row is read from memory once per step) and attention across
+ * (token, head) pairs. No reduction is ever split, and every element is computed by kernels with
+ * one fixed summation order ({@link Kernels}), so neither the thread count nor the batch shape
+ * changes a bit. RoPE and the KV writes run on the calling thread. A worker descheduled mid-task
+ * (a busy shared machine) never holds up a step: the caller reruns its task ({@link WorkerPool}).
+ *
+ * <p>Only IEEE float +, -, *, / and sqrt are used (exp is computed from them, see
+ * {@link Kernels#exp}), so engines on different JVMs and machines compute the same bits.
  */
 public final class LlamaModel implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LlamaModel.class);

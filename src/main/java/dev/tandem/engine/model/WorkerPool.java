@@ -81,10 +81,6 @@ final class WorkerPool implements AutoCloseable {
     }
   }
 
-  int parallelism() {
-    return workers.length + 1;
-  }
-
   /** Runs {@code task(0) .. task(n-1)} on the pool and the calling thread; returns when all are done. */
   void run(int n, Task body) {
     if (n <= 0) {

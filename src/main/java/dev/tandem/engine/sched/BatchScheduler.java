@@ -127,7 +127,8 @@ final class BatchScheduler {
 
   /**
    * This step's batch: every sequence with one token left (decode) and prompt chunks within the
-   * prefill budget, oldest first. Sets {@link Sequence#planned}.
+   * prefill budget, oldest first; requests whose client is not keeping up wait. Sets
+   * {@link Sequence#planned}.
    */
   List<Sequence> plan() {
     List<Sequence> batch = new ArrayList<>();
@@ -135,7 +136,7 @@ final class BatchScheduler {
     for (int i = 0; i < running.size(); i++) {
       Sequence s = running.get(i);
       int remaining = s.length - s.numComputed;
-      if (remaining <= 0) {
+      if (remaining <= 0 || s.request.outputHeld) {
         continue;
       }
       int take;

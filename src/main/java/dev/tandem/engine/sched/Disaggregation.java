@@ -80,13 +80,16 @@ final class Disaggregation {
     }
     int[] matched = scheduler.cache() == null ? new int[0]
         : scheduler.cache().match(request.promptTokens(), endN);
-    int need = BatchScheduler.pagesFor(endN) - matched.length;
+    // Reserve every page the request needs to start decoding (the whole prompt plus the first
+    // generated token), not just the window: otherwise start_generate'd requests holding received
+    // KV can fill the cache and wait forever for the page of their first token, with none running.
+    int need = BatchScheduler.pagesFor(len + 1) - matched.length;
     if (!scheduler.reserve(need)) {
       for (int p : matched) {
         kv.pages().release(p);
       }
-      throw ApiError.unavailable("kv_cache_full", "Not enough free KV cache to receive " + endN
-          + " prompt tokens right now (" + kv.pages().numFree() + " of " + kv.numPages()
+      throw ApiError.unavailable("kv_cache_full", "Not enough free KV cache to hold a " + len
+          + "-token prompt right now (" + kv.pages().numFree() + " of " + kv.numPages()
           + " pages free); retry later or on another engine");
     }
     int[] pages = Arrays.copyOf(matched, matched.length + need);

@@ -127,6 +127,21 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
     }, null);
   }
 
+  /**
+   * Back-pressure from a slow client: while {@code hold} is true the request is not scheduled (its
+   * KV and batch slot stay), so its output stops growing in memory; false resumes it. Outputs
+   * are batch-invariant, so holding a request changes no token of it or of any other. Only the
+   * request that {@code listener} listens to is affected, never a later one with the same id.
+   */
+  public void holdOutput(String requestId, GenerationListener listener, boolean hold) {
+    post(() -> {
+      RequestState r = active.get(requestId);
+      if (r != null && !r.done && r.listener == listener) {
+        r.outputHeld = hold;
+      }
+    }, null);
+  }
+
   /** MicroServing prep_recv: reserve KV for the prompt window [.., end) and park the request. */
   public CompletableFuture<PrepareReceiveResult> prepareReceive(GenerationRequest request, int end) {
     checkPrompt(request.promptTokens(), request.sampling().maxTokens());

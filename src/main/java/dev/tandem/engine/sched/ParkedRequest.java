@@ -5,9 +5,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * A prep_recv reservation: the request waits, holding KV pages for positions [0, end), of which
- * [matched, end) are to be written by a prefill engine. Transfers may arrive on any thread; they
- * and the engine thread's claim/release synchronize on this object.
+ * A prep_recv reservation: the request waits, holding KV pages for its whole prompt and first
+ * generated token; positions [matched, end) are to be written by a prefill engine. Transfers may
+ * arrive on any thread; they and the engine thread's claim/release synchronize on this object.
  */
 final class ParkedRequest {
   enum State { WAITING_FOR_KV, CLAIMED, RELEASED }

@@ -25,6 +25,8 @@ final class RequestState {
   int[] forkPages = new int[0];
   int unfinished;
   boolean done;
+  /** Its client cannot take more output right now: not scheduled, its KV kept, until released. */
+  boolean outputHeld;
 
   final long arrivalNanos;
   long firstTokenNanos;

@@ -4,6 +4,7 @@ import dev.tandem.api.ApiError;
 import dev.tandem.api.CompletionRequest;
 import dev.tandem.api.JsonFields;
 import dev.tandem.engine.sched.Engine;
+import dev.tandem.engine.sched.GenerationListener;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpServerResponse;
@@ -19,11 +20,13 @@ final class CompletionHandler {
   private final Engine engine;
   private final PromptPreparer preparer;
   private final boolean debug;
+  private final long clientStallLimitMs;
 
-  CompletionHandler(Engine engine, PromptPreparer preparer, boolean debug) {
+  CompletionHandler(Engine engine, PromptPreparer preparer, boolean debug, long clientStallLimitMs) {
     this.engine = engine;
     this.preparer = preparer;
     this.debug = debug;
+    this.clientStallLimitMs = clientStallLimitMs;
   }
 
   void completions(RoutingContext rc) {
@@ -92,7 +95,29 @@ final class CompletionHandler {
       CompletionRequest request, String echoText) {
     return new CompletionResponder(context, response, new CompletionResponder.Shape(id,
         request.model(), request.n(), request.stream(), request.includeUsage(),
-        request.logprobs() != null, echoText, request.suffix(), debug));
+        request.logprobs() != null, echoText, request.suffix(), debug), flow(id), clientStallLimitMs);
+  }
+
+  private CompletionResponder.ClientFlow flow(String id) {
+    return new CompletionResponder.ClientFlow() {
+      @Override
+      public void hold(GenerationListener listener, boolean hold) {
+        try {
+          engine.holdOutput(id, listener, hold);
+        } catch (ApiError stopping) {
+          // the engine is shutting down: nothing left to hold
+        }
+      }
+
+      @Override
+      public void abort() {
+        try {
+          engine.abort(id);
+        } catch (ApiError stopping) {
+          // the engine is shutting down and ends every request itself
+        }
+      }
+    };
   }
 
   private void abortOnClose(HttpServerResponse response, CompletionResponder responder, String id) {

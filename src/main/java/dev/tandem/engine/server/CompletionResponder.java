@@ -10,14 +10,29 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes one request's engine outputs as MLC's completion response: SSE chunks
  * ({@code data: <json>\n\n} ... {@code data: [DONE]\n\n}) when streaming, else one aggregated
  * CompletionResponse. Engine callbacks are moved onto the server's Vert.x context; the response
- * starts with the first output, so a failure before it still gets a proper status.
+ * starts with the first output, so a failure before it still gets a proper status. A streaming
+ * client that does not read fast enough holds its request in the engine (back-pressure) until its
+ * connection drains, and is cut off, freeing the request, if it stays stalled past a limit.
  */
 final class CompletionResponder implements GenerationListener {
+  private static final Logger LOG = LoggerFactory.getLogger(CompletionResponder.class);
+
+  /** What the responder asks of the engine when its streaming client falls behind. */
+  interface ClientFlow {
+    /** Stops (true) or resumes (false) scheduling the request that {@code listener} listens to. */
+    void hold(GenerationListener listener, boolean hold);
+
+    /** Ends the request and frees its KV. */
+    void abort();
+  }
+
   /** What the response looks like, from the client's request. */
   record Shape(String id, String model, int n, boolean stream, boolean includeUsage,
       boolean logprobs, String echoText, String suffix, boolean debug) {}
@@ -25,17 +40,25 @@ final class CompletionResponder implements GenerationListener {
   private final Context context;
   private final HttpServerResponse response;
   private final Shape shape;
+  private final ClientFlow flow;
+  private final long stallLimitMs;
   private final long created = System.currentTimeMillis() / 1000;
   private final List<StringBuilder> texts = new ArrayList<>();
   private final List<String> finishReasons = new ArrayList<>();
   private final List<List<TokenLogprob>> logprobs = new ArrayList<>();
   private boolean started;
   private boolean ended;
+  private boolean held;
+  private long stallTimer = -1;
 
-  CompletionResponder(Context context, HttpServerResponse response, Shape shape) {
+  /** {@code stallLimitMs}: how long a held stream may stay stalled before it is cut off. */
+  CompletionResponder(Context context, HttpServerResponse response, Shape shape, ClientFlow flow,
+      long stallLimitMs) {
     this.context = context;
     this.response = response;
     this.shape = shape;
+    this.flow = flow;
+    this.stallLimitMs = stallLimitMs;
     ensureChoice(shape.n() - 1);
   }
 
@@ -115,7 +138,45 @@ final class CompletionResponder implements GenerationListener {
         send(new JsonArray(), CompletionJson.usage(output.usage(), shape.debug()));
       }
       ended = true;
+      cancelStallTimer();
       response.end("data: [DONE]\n\n");
+      return;
+    }
+    if (!held && response.writeQueueFull()) {
+      holdUntilDrained();
+    }
+  }
+
+  /**
+   * The client is behind (the connection's write queue is full): stop the engine producing more
+   * for it until the queue drains, instead of buffering its output in memory without bound.
+   */
+  private void holdUntilDrained() {
+    held = true;
+    flow.hold(this, true);
+    response.drainHandler(v -> {
+      if (held && !ended) {
+        held = false;
+        cancelStallTimer();
+        flow.hold(this, false);
+      }
+    });
+    stallTimer = context.owner().setTimer(stallLimitMs, t -> {
+      stallTimer = -1;
+      if (held && !ended && !response.closed()) {
+        ended = true;
+        LOG.info("request {}: the client read nothing for {} ms; closing its stream and freeing the"
+            + " request", shape.id(), stallLimitMs);
+        flow.abort();
+        response.reset();
+      }
+    });
+  }
+
+  private void cancelStallTimer() {
+    if (stallTimer >= 0) {
+      context.owner().cancelTimer(stallTimer);
+      stallTimer = -1;
     }
   }
 

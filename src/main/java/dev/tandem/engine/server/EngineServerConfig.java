@@ -1,9 +1,26 @@
 package dev.tandem.engine.server;
 
+import java.time.Duration;
+
 /**
  * How the engine's HTTP server listens and answers.
  *
  * @param modelId the model as given to {@code serve} (reported by /v1/models)
  * @param debug --enable-debug: {@code usage.extra} and the /debug routes
+ * @param clientStallLimit how long a streaming client may read nothing while its request is held
+ *     for it before its stream is cut and the request freed
  */
-public record EngineServerConfig(String host, int port, String modelId, boolean debug) {}
+public record EngineServerConfig(String host, int port, String modelId, boolean debug,
+    Duration clientStallLimit) {
+  public static final Duration DEFAULT_CLIENT_STALL_LIMIT = Duration.ofSeconds(120);
+
+  public EngineServerConfig {
+    if (clientStallLimit.isNegative() || clientStallLimit.isZero()) {
+      throw new IllegalArgumentException("clientStallLimit must be positive, got " + clientStallLimit);
+    }
+  }
+
+  public EngineServerConfig(String host, int port, String modelId, boolean debug) {
+    this(host, port, modelId, debug, DEFAULT_CLIENT_STALL_LIMIT);
+  }
+}

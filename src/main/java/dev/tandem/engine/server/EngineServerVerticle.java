@@ -7,6 +7,7 @@ import dev.tandem.world.EngineWorld;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -23,6 +24,12 @@ import org.slf4j.LoggerFactory;
 public final class EngineServerVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(EngineServerVerticle.class);
   private static final long BODY_LIMIT_BYTES = 64L << 20;
+  /**
+   * A fixed socket send buffer (the kernel doubles it) instead of autotuning up to several MB, so
+   * that a streaming client that stops reading pushes back on the engine (its request is held)
+   * after a few hundred KB of output rather than after thousands of tokens.
+   */
+  static final int SEND_BUFFER_BYTES = 256 << 10;
 
   private final Engine engine;
   private final TextTokenizer tokenizer;
@@ -43,7 +50,8 @@ public final class EngineServerVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     PromptPreparer preparer = new PromptPreparer(vertx, engine, tokenizer);
-    CompletionHandler completions = new CompletionHandler(engine, preparer, config.debug());
+    CompletionHandler completions = new CompletionHandler(engine, preparer, config.debug(),
+        config.clientStallLimit().toMillis());
     MicroServingHandler microServing = new MicroServingHandler(engine, world, preparer, completions);
 
     Router router = Router.router(vertx);
@@ -71,7 +79,8 @@ public final class EngineServerVerticle extends VerticleBase {
     router.errorHandler(500, rc -> error(rc, ApiError.from(rc.failure() != null ? rc.failure()
         : new IllegalStateException("internal error"))));
 
-    return vertx.createHttpServer().requestHandler(router).listen(config.port(), config.host())
+    return vertx.createHttpServer(new HttpServerOptions().setSendBufferSize(SEND_BUFFER_BYTES))
+        .requestHandler(router).listen(config.port(), config.host())
         .onSuccess(s -> {
           server = s;
           LOG.info("engine HTTP server listening on http://{}:{}", config.host(), s.actualPort());

@@ -48,8 +48,10 @@ final class EngineCalls {
    */
   Future<Void> generate(Attempt a, EngineStatus engine, String path, JsonObject body,
       Runnable onOpened) {
-    return client.openStream(engine.id(), engine.url(), path, body, path,
-            options.getFirstChunkTimeoutMs(), options.getChunkIdleTimeoutMs(), a.cancellation())
+    long firstChunk = path.equals(EngineApi.START_GENERATE) ? options.getStartGenerateTimeoutMs()
+        : options.getFirstChunkTimeoutMs();
+    return client.openStream(engine.id(), engine.url(), path, body, path, firstChunk,
+            options.getChunkIdleTimeoutMs(), a.cancellation())
         .compose(stream -> {
           onOpened.run();
           return ChunkRelay.relay(a, stream);

@@ -13,6 +13,8 @@ import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The router's only way to talk to engines: one pooled keep-alive HTTP/1.1 client (no proxy: the
@@ -21,6 +23,8 @@ import io.vertx.core.json.JsonObject;
  * back as {@link UpstreamException} (or {@link ClientGoneException}).
  */
 public final class EngineClient {
+
+  private static final Logger LOG = LoggerFactory.getLogger(EngineClient.class);
 
   private final Vertx vertx;
   private final HttpClientAgent http;
@@ -40,7 +44,11 @@ public final class EngineClient {
     PoolOptions pool = new PoolOptions()
         .setHttp1MaxSize(maxConnectionsPerEngine)
         .setMaxWaitQueueSize(-1);
-    this.http = vertx.createHttpClient(options, pool);
+    // An idle pooled connection reset by a dying engine has no request to fail: note it quietly.
+    this.http = vertx.httpClientBuilder().with(options).with(pool)
+        .withConnectHandler(conn -> conn.exceptionHandler(e ->
+            LOG.debug("engine connection {}: {}", conn.remoteAddress(), e.toString())))
+        .build();
   }
 
   /** POSTs {@code body} and returns the engine's 2xx JSON object answer. */
@@ -115,7 +123,7 @@ public final class EngineClient {
     guard.armTimer(timeoutMs, () -> UpstreamException.timeout(engineId, "GET " + path, timeoutMs));
     RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET)
         .setAbsoluteURI(baseUrl + path);
-    http.request(options)
+    request(options)
         .onFailure(e -> guard.fail(UpstreamException.unreachable(engineId, "GET " + path, e)))
         .onSuccess(req -> {
           guard.attach(req);
@@ -141,6 +149,15 @@ public final class EngineClient {
     return http.close();
   }
 
+  /** A closed client throws instead of failing the future: make it a failure like any other. */
+  private Future<io.vertx.core.http.HttpClientRequest> request(RequestOptions options) {
+    try {
+      return http.request(options);
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
+  }
+
   private Future<HttpClientResponse> send(int engineId, String baseUrl, String path,
       JsonObject body, String stage, CallGuard guard) {
     Promise<HttpClientResponse> response = Promise.promise();
@@ -148,7 +165,7 @@ public final class EngineClient {
         .setAbsoluteURI(baseUrl + path)
         .putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
     Buffer payload = body.toBuffer();
-    http.request(options)
+    request(options)
         .onFailure(e -> guard.fail(UpstreamException.unreachable(engineId, stage, e)))
         .onSuccess(req -> {
           guard.attach(req);
@@ -168,13 +185,19 @@ public final class EngineClient {
   }
 
   /**
-   * Engine 4xx stays a 4xx with the engine's message; 503 means "no room now" (the builtin
-   * engine's answer to prep_recv with a full KV cache); anything else is the engine's failure.
+   * Engine 4xx stays a 4xx with the engine's message, except 404/409 about request ids, which are
+   * the router's business; 503 means "no room now" (the builtin engine's answer to prep_recv
+   * with a full KV cache); anything else is the engine's failure.
    */
   static UpstreamException statusFailure(int engineId, String stage, int status, Buffer body) {
     EngineErrorBody error = EngineErrorBody.parse(body);
     if (status == 503) {
       return UpstreamException.busy(engineId, stage, error.message());
+    }
+    if (status == 404 || status == 409) {
+      // An unknown or duplicate request id (a reservation expired, an abort not yet done): the
+      // router's bookkeeping with that engine went wrong, not the client's request. Retriable.
+      return UpstreamException.protocol(engineId, stage, "HTTP " + status + ": " + error.message());
     }
     if (status >= 400 && status < 500) {
       return UpstreamException.rejected(engineId, status, error.type(), error.code(),

@@ -1,5 +1,6 @@
 package dev.tandem.router.upstream;
 
+import dev.tandem.api.SseParser;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.http.HttpClientResponse;

@@ -103,6 +103,38 @@ class DisaggregationTest {
   }
 
   @Test
+  void reservationsHoldEveryPageTheirRequestNeedsSoReceivedKvNeverDeadlocksAdmission() throws Exception {
+    // D with 8 pages; a 64-token prompt with window [0, 63) needs 5 pages to decode (64 + 1 tokens).
+    // Reserving only the window's 4 pages would let two reservations fill the cache, and both
+    // start_generate'd requests would then wait forever for the page of their first token.
+    Engine small = new Engine(new ChainedHashModel(4096), new ByteTokenizer(),
+        new EngineOptions(8, 8, 64, 4096, true, Duration.ofSeconds(30)));
+    small.start();
+    try {
+      InProcessKvShipper toSmall = new InProcessKvShipper(Map.of(1, small));
+      GenerationRequest a = greedy("a", prompt(31, 64), 4);
+      GenerationRequest b = greedy("b", prompt(32, 64), 4);
+      PrepareReceiveResult prepA = small.prepareReceive(a, 63).get(10, TimeUnit.SECONDS);
+      ExecutionException full = assertThrows(ExecutionException.class,
+          () -> small.prepareReceive(b, 63).get(10, TimeUnit.SECONDS));
+      assertEquals(503, ((ApiError) full.getCause()).status(), "no room for b's whole request yet");
+      p.remoteSend(a, 0, 63, KvAppendMetadata.decode(prepA.kvAppendMetadata()), 1, toSmall)
+          .get(10, TimeUnit.SECONDS);
+      Collector first = new Collector();
+      small.startGenerate("a", 63, first);
+      assertArrayEquals(ChainedHashModel.reference(a.promptTokens(), 4), first.await().tokens(0));
+      PrepareReceiveResult prepB = small.prepareReceive(b, 63).get(10, TimeUnit.SECONDS);
+      p.remoteSend(b, 0, 63, KvAppendMetadata.decode(prepB.kvAppendMetadata()), 1, toSmall)
+          .get(10, TimeUnit.SECONDS);
+      Collector second = new Collector();
+      small.startGenerate("b", 63, second);
+      assertArrayEquals(ChainedHashModel.reference(b.promptTokens(), 4), second.await().tokens(0));
+    } finally {
+      small.close();
+    }
+  }
+
+  @Test
   void startGenerateRefusesMissingOrIncompleteKv() throws Exception {
     Collector none = new Collector();
     d.startGenerate("nobody", 3, none);

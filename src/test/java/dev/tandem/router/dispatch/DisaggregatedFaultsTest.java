@@ -61,7 +61,7 @@ class DisaggregatedFaultsTest {
   void router(double factor) {
     h = RouterHarness.start(vertx, new RouterOptions().setMode(RouterMode.DISAGG)
         .setPdBalanceFactor(factor).setPrepRecvTimeoutMs(500).setRemoteSendTimeoutMs(500)
-        .setFirstChunkTimeoutMs(600).setChunkIdleTimeoutMs(600).setMetricsIntervalMs(0), MODEL, null);
+        .setFirstChunkTimeoutMs(600).setStartGenerateTimeoutMs(600).setChunkIdleTimeoutMs(600).setMetricsIntervalMs(0), MODEL, null);
     h.announce(status(0, p.url(), EngineRole.PREFILL, EngineState.READY, 0),
         status(1, d1.url(), EngineRole.DECODE, EngineState.READY, 0),
         status(2, d2.url(), EngineRole.DECODE, EngineState.READY, 0));
@@ -236,6 +236,17 @@ class DisaggregatedFaultsTest {
         && r.body().getInteger("end") == PROMPT.length + 5), "the continuation's window covers the delivered tokens");
     List<String> users = preps.stream().map(r -> r.body().getString("user")).distinct().toList();
     assertEquals(3, users.size(), "each attempt has its own engine request id");
+  }
+
+  @Test
+  void anExpiredReservationIsTheRoutersProblemNotTheClients() {
+    router(0.0);
+    d1.script("/microserving/start_generate", Behavior.of(EXPIRED)); // D1 is picked first
+    Answer a = h.post("/v1/completions", request(3, false));
+    // the engine's 404 ("no prepared request") is retried elsewhere, never shown as a 404
+    assertEquals(200, a.status(), a.body().toString());
+    assertEquals(expected(3), a.json().getJsonArray("choices").getJsonObject(0).getString("text"));
+    assertEquals(1, d2.received("/microserving/start_generate").size());
   }
 
   @Test

@@ -199,6 +199,27 @@ final class TandemFleet implements AutoCloseable {
     }
   }
 
+  /** Engine gauges and the last lines of every engine log: what a failed test should show. */
+  String diagnostics(Path dir) {
+    StringBuilder sb = new StringBuilder("\n== router: ").append(get(routerPort(), "/admin/engines").body());
+    for (int e = 0; e < config.getEndpointPorts().size(); e++) {
+      Map<String, Double> m = metrics(enginePort(e));
+      sb.append("\n== engine ").append(e).append(':');
+      for (String k : List.of("running", "waiting", "parked", "kv_pages_free", "kv_pages_total",
+          "preemptions_total", "prep_recv_total", "remote_send_total", "start_generate_total",
+          "parked_released_total", "parked_expired_total", "requests_aborted_total")) {
+        sb.append(' ').append(k).append('=').append(m.get("tandem_engine_" + k));
+      }
+    }
+    try {
+      sb.append('\n').append(log(dir).lines().filter(l -> !l.contains("CudaUtils"))
+          .reduce(new StringBuilder(), (acc, l) -> acc.append(l).append('\n'), StringBuilder::append));
+    } catch (IOException e) {
+      sb.append("\n(no logs: ").append(e).append(')');
+    }
+    return sb.toString();
+  }
+
   static String log(Path dir) throws IOException {
     StringBuilder sb = new StringBuilder();
     try (var files = Files.list(dir.resolve("logs"))) {

@@ -33,7 +33,7 @@ public final class FaultInjectingFakeEngine {
 
   /** What the next generation request (or call on a given path) does. */
   public record Behavior(Kind kind, int afterTokens) {
-    public enum Kind { NORMAL, FAIL_500, BUSY_503, REJECT_400, HANG, HANG_AFTER, DROP_AFTER, PREEMPT_AFTER, GARBAGE_AFTER, NO_DONE }
+    public enum Kind { NORMAL, EXPIRED, FAIL_500, BUSY_503, REJECT_400, HANG, HANG_AFTER, DROP_AFTER, PREEMPT_AFTER, GARBAGE_AFTER, NO_DONE }
 
     public static Behavior of(Kind kind) {
       return new Behavior(kind, 0);
@@ -59,6 +59,8 @@ public final class FaultInjectingFakeEngine {
   private volatile int prefixMatched;
   private volatile long tokenDelayMs = 2;
   private volatile boolean chunkTokenIds;
+  private volatile int padding;
+  private volatile boolean sawBackPressure;
   private HttpServer server;
 
   public FaultInjectingFakeEngine(Vertx vertx) {
@@ -93,6 +95,17 @@ public final class FaultInjectingFakeEngine {
   public FaultInjectingFakeEngine chunkTokenIds(boolean on) {
     chunkTokenIds = on;
     return this;
+  }
+
+  /** Makes every token's text {@code bytes} longer (to fill buffers in back-pressure tests). */
+  public FaultInjectingFakeEngine padding(int bytes) {
+    padding = bytes;
+    return this;
+  }
+
+  /** True once a write of this engine found the reader's queue full (the router paused reading). */
+  public boolean sawBackPressure() {
+    return sawBackPressure;
   }
 
   public FaultInjectingFakeEngine tokenDelayMs(long ms) {
@@ -162,9 +175,12 @@ public final class FaultInjectingFakeEngine {
           }
         }
         case "/microserving/start_generate" -> {
+          if (next(req.path()).kind() == Behavior.Kind.EXPIRED) {
+            parked.remove(body.getString("user")); // its time-to-live ran out before start_generate
+          }
           JsonObject p = parked.remove(body.getString("user"));
           if (p == null) {
-            resp.setStatusCode(400).end(error("no parked request " + body.getString("user")));
+            resp.setStatusCode(404).end(error("No prepared request " + body.getString("user")));
             return;
           }
           generate(body, body.getJsonArray("prompt"), resp);
@@ -290,7 +306,7 @@ public final class FaultInjectingFakeEngine {
       List<Integer> s = seqs.get(i);
       int t = nextToken(s, seed, temperature, i, done);
       s.add(t);
-      JsonObject c = new JsonObject().put("index", i).put("text", text(t))
+      JsonObject c = new JsonObject().put("index", i).put("text", text(t) + "~".repeat(padding))
           .put("logprobs", logprobs ? new JsonObject().put("text_offset", null)
               .put("token_logprobs", new JsonArray().add(-0.25 * (t % 4)))
               .put("tokens", new JsonArray().add(text(t)))
@@ -303,8 +319,14 @@ public final class FaultInjectingFakeEngine {
       choices.add(c);
     }
     resp.write(sse(chunk(id, choices, null)));
-    vertx.setTimer(Math.max(1, tokenDelayMs), x -> step(resp, b, id, seqs, seed, temperature,
-        logprobs, done + 1, budget, ended));
+    Runnable next = () -> vertx.setTimer(Math.max(1, tokenDelayMs), x -> step(resp, b, id, seqs,
+        seed, temperature, logprobs, done + 1, budget, ended));
+    if (resp.writeQueueFull()) {
+      sawBackPressure = true; // a well-behaved server waits for its reader
+      resp.drainHandler(v -> next.run());
+    } else {
+      next.run();
+    }
   }
 
   private void finish(boolean[] ended) {

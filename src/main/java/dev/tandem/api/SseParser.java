@@ -1,4 +1,4 @@
-package dev.tandem.router.upstream;
+package dev.tandem.api;
 
 import io.vertx.core.buffer.Buffer;
 import java.io.ByteArrayOutputStream;
@@ -6,7 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 
 /**
- * Incremental server-sent-events parser for engine streams. Feed it buffers as they arrive (split
+ * Incremental server-sent-events parser for OpenAI-style streams (the router reading engines, the
+ * load generator reading any server). Feed it buffers as they arrive (split
  * anywhere, even inside a UTF-8 sequence or a CRLF); it calls the handler with the data of each
  * complete event ({@code data:} lines joined by newlines), as the SSE spec dispatches events on a
  * blank line. Comments and other fields ({@code event:}, {@code id:}) are ignored.

@@ -1,4 +1,4 @@
-package dev.tandem.router.upstream;
+package dev.tandem.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,0 +1,73 @@
+package dev.tandem.router.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code tandem demo} as a user runs it: makes the tiny model, starts 1 prefill + 2 decode engines
+ * behind the router, streams a sample answer, prints a curl line, serves, and Ctrl-C (SIGINT)
+ * stops every process it started.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class DemoCommandIT {
+
+  @TempDir Path dir;
+
+  @Test
+  void demoStreamsASampleServesAndCtrlCStopsEverything() throws Exception {
+    int[] ports = TandemFleet.freePorts(4);
+    Path jar = Path.of(System.getProperty("tandem.jar", "target/tandem.jar")).toAbsolutePath();
+    Path out = dir.resolve("demo.out");
+    Process demo = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx384m", "-Dai.djl.offline=true", "-Dhazelcast.phone.home.enabled=false", "-jar",
+        jar.toString(), "demo", "--model-dir", dir.resolve("models/tiny").toString(),
+        "--log-dir", dir.resolve("logs").toString(), "--router-port", Integer.toString(ports[3]),
+        "--endpoint-ports", Integer.toString(ports[0]), Integer.toString(ports[1]), Integer.toString(ports[2]))
+        .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    try {
+      TandemFleet.waitUntil(() -> read(out).contains("curl -N") || !demo.isAlive(), 100_000, "the demo's sample");
+      String console = read(out);
+      assertTrue(demo.isAlive(), console);
+      assertTrue(console.contains("made the tiny model"), console);
+      String answer = console.lines().filter(l -> l.startsWith("Answer:")).findFirst().orElse("");
+      assertTrue(answer.length() > "Answer:".length() + 5, "a streamed answer: " + answer);
+      assertTrue(console.contains("curl -N http://127.0.0.1:" + ports[3] + "/v1/completions"), console);
+
+      List<ProcessHandle> children = new ArrayList<>(demo.descendants().toList());
+      assertTrue(children.size() >= 3, "three engine processes: " + children);
+      // still serving after the sample
+      var r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+          java.net.URI.create("http://127.0.0.1:" + ports[3] + "/ready")).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, r.statusCode(), r.body());
+      new ProcessBuilder("kill", "-INT", Long.toString(demo.pid())).start().waitFor();
+      assertTrue(demo.waitFor(30, TimeUnit.SECONDS), "demo exits on Ctrl-C");
+      for (ProcessHandle child : children) {
+        assertFalse(child.isAlive(), "left behind: " + child.pid() + " " + child.info().commandLine());
+      }
+      assertTrue(Files.isRegularFile(dir.resolve("models/tiny/model.safetensors")));
+    } finally {
+      demo.descendants().forEach(ProcessHandle::destroyForcibly);
+      demo.destroyForcibly();
+    }
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+    } catch (java.io.IOException e) {
+      return "";
+    }
+  }
+}
