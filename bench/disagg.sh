@@ -74,5 +74,13 @@ run_setup round-robin round-robin
        (.value.output_tok_per_s|f)] | @tsv' "$OUT/$name.json" |
       awk -F'\t' '{ printf "%-12s %-7s %5s %4s %9s %9s %9s %9s %9s %9s %10s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }'
   done
+  for name in disagg round-robin; do
+    m="$OUT/router-metrics-$name.txt"
+    # After the run every in-flight counter and KV reservation must be back at zero.
+    left=$(grep -E '^tandem_(inflight|reservations_open)' "$m" 2>/dev/null | awk '$NF + 0 != 0' || true)
+    if [[ ! -s "$m" ]]; then echo "$name: router /metrics not read"
+    elif [[ -z "$left" ]]; then echo "$name: router in-flight counters and open reservations all 0 after the run"
+    else echo "$name: NOT ZERO after the run: $(printf '%s' "$left" | tr '\n' ' ')"; fi
+  done
   echo "reports: $OUT"
 } | tee "$OUT/summary.txt"
