@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.config.RouterConfig;
+import dev.tandem.testing.FreePorts;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -33,7 +34,7 @@ class RouterCommandTest {
   void modelFolderAndFreePorts() throws IOException {
     model = Files.createDirectories(dir.resolve("model"));
     Files.writeString(model.resolve("tokenizer.json"), "{}");
-    int[] ports = freePorts(4);
+    int[] ports = FreePorts.of(4);
     p1 = ports[0];
     p2 = ports[1];
     p3 = ports[2];
@@ -152,22 +153,5 @@ class RouterCommandTest {
     assertUsageError("endpoint role must be prefill, decode or both", args("--endpoint-roles", "p", "d", "d"));
     Result notANumber = run(args("--router-port", "eighty").toArray(String[]::new));
     assertEquals(2, notANumber.code(), "picocli usage error");
-  }
-
-  private static int[] freePorts(int n) throws IOException {
-    int[] ports = new int[n];
-    List<ServerSocket> held = new ArrayList<>();
-    try {
-      for (int i = 0; i < n; i++) {
-        ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        held.add(s);
-        ports[i] = s.getLocalPort();
-      }
-    } finally {
-      for (ServerSocket s : held) {
-        s.close();
-      }
-    }
-    return ports;
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.config.RouterConfig;
 import dev.tandem.fleet.Addresses;
+import dev.tandem.testing.FreePorts;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -54,7 +55,7 @@ class FleetIT {
   }
 
   private RouterConfig config(Path modelDir) throws IOException {
-    int[] ports = ProcessTools.freePorts(4);
+    int[] ports = FreePorts.of(4);
     return new RouterConfig().setModel(modelDir.toString()).setRouterPort(ports[3])
         .setEndpointPorts(List.of(ports[0], ports[1], ports[2]))
         .setLogDir(dir.resolve("logs").toString()).setEngineJvmOpts(List.of("-Xmx256m"))

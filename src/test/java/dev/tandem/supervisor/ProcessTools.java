@@ -1,8 +1,7 @@
 package dev.tandem.supervisor;
 
+import dev.tandem.testing.FreePorts;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -96,22 +95,5 @@ final class ProcessTools {
       Thread.sleep(50);
     } while (System.nanoTime() < deadline);
     return alive;
-  }
-
-  static int[] freePorts(int n) throws IOException {
-    int[] ports = new int[n];
-    List<ServerSocket> held = new ArrayList<>();
-    try {
-      for (int i = 0; i < n; i++) {
-        ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        held.add(s);
-        ports[i] = s.getLocalPort();
-      }
-    } finally {
-      for (ServerSocket s : held) {
-        s.close();
-      }
-    }
-    return ports;
   }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.config.RouterConfig;
+import dev.tandem.testing.FreePorts;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -97,7 +98,7 @@ class RouterProcessIT {
 
   @Test
   void sigtermStopsEveryEngineWithinTheGracePeriod() throws Exception {
-    int[] ports = ProcessTools.freePorts(3);
+    int[] ports = FreePorts.of(3);
     startRouter(model(), ports[2], ports[0], ports[1]);
     List<Long> engines = awaitFleet(ports[2], 2);
     assertEquals(engines.size(), ProcessTools.processesMentioning(dir.toString()).size() - 1,
@@ -114,7 +115,7 @@ class RouterProcessIT {
 
   @Test
   void kill9OfTheRouterTakesEveryEngineDownWithinFiveSeconds() throws Exception {
-    int[] ports = ProcessTools.freePorts(3);
+    int[] ports = FreePorts.of(3);
     startRouter(model(), ports[2], ports[0], ports[1]);
     List<Long> engines = awaitFleet(ports[2], 2);
     router.destroyForcibly(); // SIGKILL: no shutdown hook runs
@@ -124,7 +125,7 @@ class RouterProcessIT {
 
   @Test
   void vertxLauncherDeploysTheSupervisorFromJsonAndSigtermStopsTheFleet() throws Exception {
-    int[] ports = ProcessTools.freePorts(3);
+    int[] ports = FreePorts.of(3);
     RouterConfig config = new RouterConfig().setModel(model().toString()).setRouterPort(ports[2])
         .setEndpointPorts(List.of(ports[0], ports[1])).setLogDir(dir.resolve("logs").toString())
         .setEngineJvmOpts(List.of("-Xmx256m")).setStopGrace(Duration.ofMillis(STOP_GRACE_MS));
@@ -147,7 +148,7 @@ class RouterProcessIT {
   void brokenModelExitsNonZeroNamingTheEngineAndLeavesNoProcess() throws Exception {
     Path broken = Files.createDirectories(dir.resolve("broken"));
     Files.copy(tinyModel.resolve("tokenizer.json"), broken.resolve("tokenizer.json"));
-    int[] ports = ProcessTools.freePorts(3);
+    int[] ports = FreePorts.of(3);
     startRouter(broken, ports[2], ports[0], ports[1]);
     assertTrue(router.waitFor(120, TimeUnit.SECONDS), "router gave up");
     String out = output();

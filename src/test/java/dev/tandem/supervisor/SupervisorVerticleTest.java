@@ -13,6 +13,7 @@ import dev.tandem.fleet.EngineCommand;
 import dev.tandem.fleet.EngineLaunch;
 import dev.tandem.fleet.EngineProfile;
 import dev.tandem.fleet.FakeEngine;
+import dev.tandem.testing.FreePorts;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -50,7 +51,7 @@ class SupervisorVerticleTest {
   void config() throws IOException {
     Path model = Files.createDirectories(dir.resolve("model"));
     Files.writeString(model.resolve("tokenizer.json"), "{}");
-    int[] ports = ProcessTools.freePorts(4);
+    int[] ports = FreePorts.of(4);
     config = new RouterConfig().setModel(model.toString()).setRouterMode(RouterMode.ROUND_ROBIN)
         .setRouterPort(ports[3]).setEndpointPorts(List.of(ports[0], ports[1], ports[2]))
         .setLogDir(dir.resolve("logs").toString()).setStartupTimeout(Duration.ofSeconds(30))

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.testing.FreePorts;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +27,7 @@ class DemoCommandIT {
 
   @Test
   void demoStreamsASampleServesAndCtrlCStopsEverything() throws Exception {
-    int[] ports = TandemFleet.freePorts(4);
+    int[] ports = FreePorts.of(4);
     Path jar = Path.of(System.getProperty("tandem.jar", "target/tandem.jar")).toAbsolutePath();
     Path out = dir.resolve("demo.out");
     Process demo = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),

@@ -9,13 +9,13 @@ import dev.tandem.router.TandemRouterFactory;
 import dev.tandem.router.registry.PrometheusText;
 import dev.tandem.supervisor.SupervisorVerticle;
 import dev.tandem.supervisor.TokenizerLoader;
+import dev.tandem.testing.FreePorts;
 import dev.tandem.tokenizer.TextTokenizer;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,7 +24,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -48,7 +47,7 @@ final class TandemFleet implements AutoCloseable {
   private TandemFleet(Path model, Path dir, String engineOverrides,
       UnaryOperator<RouterOptions> routerOptions) throws Exception {
     this.model = model;
-    int[] ports = freePorts(4);
+    int[] ports = FreePorts.of(4);
     config = new RouterConfig().setModel(model.toString()).setRouterPort(ports[3])
         .setEndpointPorts(List.of(ports[0], ports[1], ports[2])).setRouterMode(RouterMode.DISAGG)
         .setLogDir(dir.resolve("logs").toString()).setEngineJvmOpts(List.of("-Xmx256m"))
@@ -169,23 +168,6 @@ final class TandemFleet implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new AssertionError(e);
-      }
-    }
-  }
-
-  static int[] freePorts(int n) throws IOException {
-    List<ServerSocket> sockets = new ArrayList<>();
-    try {
-      int[] ports = new int[n];
-      for (int i = 0; i < n; i++) {
-        ServerSocket s = new ServerSocket(0);
-        sockets.add(s);
-        ports[i] = s.getLocalPort();
-      }
-      return ports;
-    } finally {
-      for (ServerSocket s : sockets) {
-        s.close();
       }
     }
   }
