@@ -1,5 +1,6 @@
 package dev.tandem.bench.model;
 
+import dev.tandem.engine.kv.ArrayKvStore;
 import dev.tandem.engine.model.ForwardChunk;
 import dev.tandem.engine.model.LlamaModel;
 import dev.tandem.engine.model.ModelPreset;
@@ -122,7 +123,7 @@ public final class ModelThroughputBench {
   /** Prefills {@code batch} prompts in one step, then decodes {@code steps} steps: {prefill, decode} tokens/s. */
   private static double[] run(LlamaModel model, int batch, int promptLen, int steps) {
     int len = promptLen + steps;
-    BenchKvStore kv = new BenchKvStore(model.config(), batch * len);
+    ArrayKvStore kv = new ArrayKvStore(model.config(), batch * len);
     int vocab = model.config().vocabSize();
     int[][] slots = new int[batch][len];
     List<ForwardChunk> prefill = new ArrayList<>();

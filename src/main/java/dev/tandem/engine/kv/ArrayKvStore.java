@@ -1,19 +1,22 @@
-package dev.tandem.engine.model;
+package dev.tandem.engine.kv;
 
-import dev.tandem.engine.kv.KvStore;
+import dev.tandem.engine.model.LlamaConfig;
 
-/** A plain in-memory {@link KvStore} for model tests. */
-final class ArrayKvStore implements KvStore {
+/**
+ * Flat K/V arrays for a fixed number of slots, with no page allocation: for driving the model
+ * directly (model tests, the throughput benchmark). The engine uses {@link PagedKvCache}.
+ */
+public final class ArrayKvStore implements KvStore {
   private final int kvDim;
   private final int numSlots;
   private final float[][] keys;
   private final float[][] values;
 
-  ArrayKvStore(LlamaConfig c, int numSlots) {
+  public ArrayKvStore(LlamaConfig c, int numSlots) {
     this.kvDim = c.kvDim();
     this.numSlots = numSlots;
-    keys = new float[c.numLayers()][numSlots * kvDim];
-    values = new float[c.numLayers()][numSlots * kvDim];
+    keys = new float[c.numLayers()][Math.multiplyExact(numSlots, kvDim)];
+    values = new float[c.numLayers()][Math.multiplyExact(numSlots, kvDim)];
   }
 
   @Override
