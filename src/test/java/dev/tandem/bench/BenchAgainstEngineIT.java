@@ -3,9 +3,9 @@ package dev.tandem.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.testing.FreePorts;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -56,10 +56,7 @@ class BenchAgainstEngineIT {
     Process make = builder(dir.resolve("make-model.log"), "make-model", model.toString(), "--preset", "tiny").start();
     assertTrue(make.waitFor(120, TimeUnit.SECONDS) && make.exitValue() == 0,
         "make-model failed: " + Files.readString(dir.resolve("make-model.log")));
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+    int port = FreePorts.one();
     url = "http://127.0.0.1:" + port;
     engine = builder(dir.resolve("engine.log"), "serve", model.toString(), "--device", "cpu:0", "--host",
         "127.0.0.1", "--port", Integer.toString(port), "--mode", "server", "--enable-debug").start();

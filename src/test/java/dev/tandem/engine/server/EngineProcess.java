@@ -1,7 +1,7 @@
 package dev.tandem.engine.server;
 
+import dev.tandem.testing.FreePorts;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -63,9 +63,7 @@ public final class EngineProcess implements AutoCloseable {
   }
 
   public static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+    return FreePorts.one();
   }
 
   /** Starts {@code serve MODEL --host 127.0.0.1 --port <free> args...} and waits for /v1/models. */
