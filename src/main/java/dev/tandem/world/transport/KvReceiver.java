@@ -84,6 +84,11 @@ public final class KvReceiver implements AutoCloseable {
         continue;
       }
       open.add(ch);
+      if (closed) { // close() may have swept the open channels before this one was added
+        open.remove(ch);
+        closeQuietly(ch);
+        return;
+      }
       Thread t = new Thread(() -> serve(ch), "tandem-kv-recv-" + THREADS.incrementAndGet());
       t.setDaemon(true);
       t.start();
@@ -119,12 +124,14 @@ public final class KvReceiver implements AutoCloseable {
     } catch (IOException e) {
       LOG.debug("closing KV server socket: {}", e.toString());
     }
-    for (SocketChannel ch : open) {
-      try {
-        ch.close();
-      } catch (IOException e) {
-        LOG.debug("closing KV connection: {}", e.toString());
-      }
+    open.forEach(KvReceiver::closeQuietly);
+  }
+
+  private static void closeQuietly(SocketChannel ch) {
+    try {
+      ch.close();
+    } catch (IOException e) {
+      LOG.debug("closing KV connection: {}", e.toString());
     }
   }
 }
