@@ -1,33 +1,53 @@
 package dev.tandem.api;
 
 import io.vertx.core.buffer.Buffer;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.function.Consumer;
 
 /**
  * Incremental server-sent-events parser for OpenAI-style streams (the router reading engines, the
- * load generator reading any server). Feed it buffers as they arrive (split
- * anywhere, even inside a UTF-8 sequence or a CRLF); it calls the handler with the data of each
- * complete event ({@code data:} lines joined by newlines), as the SSE spec dispatches events on a
- * blank line. Comments and other fields ({@code event:}, {@code id:}) are ignored.
+ * load generator reading any server). Feed it buffers as they arrive (split anywhere, even inside a
+ * UTF-8 sequence or a CRLF); it calls the handler with the data of each complete event
+ * ({@code data:} lines joined by newlines), as the SSE spec dispatches events on a blank line.
+ * Comments and other fields ({@code event:}, {@code id:}) are ignored.
  *
  * <p>Engines in the wild also end a stream right after a {@code data:} line without the blank
  * line; {@link #finish()} dispatches such a trailing event.
+ *
+ * <p>The router relays every engine chunk through this parser, so it works on bytes: one copy of
+ * each buffer, no per-line strings, and the event's data handed over as a byte range
+ * ({@link DataHandler}) that the caller parses in place.
  */
 public final class SseParser {
 
   /** Bound on one line, so a misbehaving engine cannot make the router buffer without limit. */
   public static final int MAX_LINE_BYTES = 16 * 1024 * 1024;
 
-  private final Consumer<String> onData;
-  private final ByteArrayOutputStream line = new ByteArrayOutputStream(256);
-  private final StringBuilder data = new StringBuilder();
+  /** Receives one event's data: UTF-8 bytes, valid only during the call. */
+  @FunctionalInterface
+  public interface DataHandler {
+    void onData(byte[] bytes, int offset, int length);
+  }
+
+  private static final byte[] DATA = {'d', 'a', 't', 'a'};
+
+  private final DataHandler onData;
+  private byte[] line = new byte[512];
+  private int lineLength;
+  private byte[] data = new byte[512];
+  private int dataLength;
   private boolean hasData;
   private boolean lastWasCr;
 
-  public SseParser(Consumer<String> onData) {
+  public SseParser(DataHandler onData) {
     this.onData = onData;
+  }
+
+  /** A parser that hands each event's data over as a string. */
+  public SseParser(Consumer<String> onData) {
+    this((bytes, offset, length) ->
+        onData.accept(new String(bytes, offset, length, StandardCharsets.UTF_8)));
   }
 
   /**
@@ -36,60 +56,70 @@ public final class SseParser {
    * @throws IllegalStateException when a line exceeds {@link #MAX_LINE_BYTES}
    */
   public void feed(Buffer chunk) {
-    int n = chunk.length();
-    for (int i = 0; i < n; i++) {
-      byte b = chunk.getByte(i);
-      if (b == '\n') {
-        if (lastWasCr) {
-          lastWasCr = false; // second half of CRLF: the line already ended at CR
-          continue;
-        }
-        endLine();
-      } else if (b == '\r') {
-        endLine();
-        lastWasCr = true;
+    byte[] bytes = chunk.getBytes();
+    int start = 0;
+    for (int i = 0; i < bytes.length; i++) {
+      byte b = bytes[i];
+      if (b != '\n' && b != '\r') {
         continue;
-      } else {
-        if (line.size() >= MAX_LINE_BYTES) {
-          throw new IllegalStateException("SSE line longer than " + MAX_LINE_BYTES + " bytes");
-        }
-        line.write(b);
       }
-      lastWasCr = false;
+      appendLine(bytes, start, i - start);
+      start = i + 1;
+      boolean afterCr = i > 0 ? bytes[i - 1] == '\r' : lastWasCr;
+      if (b == '\n' && afterCr) {
+        continue; // second half of CRLF: the line already ended at CR
+      }
+      endLine();
+    }
+    appendLine(bytes, start, bytes.length - start);
+    if (bytes.length > 0) {
+      lastWasCr = bytes[bytes.length - 1] == '\r';
     }
   }
 
   /** Call at end of stream: dispatches a last event that was not followed by a blank line. */
   public void finish() {
-    if (line.size() > 0) {
+    if (lineLength > 0) {
       endLine();
     }
     dispatch();
   }
 
+  private void appendLine(byte[] bytes, int offset, int length) {
+    if (length == 0) {
+      return;
+    }
+    if (lineLength + length > MAX_LINE_BYTES) {
+      throw new IllegalStateException("SSE line longer than " + MAX_LINE_BYTES + " bytes");
+    }
+    line = ensure(line, lineLength + length);
+    System.arraycopy(bytes, offset, line, lineLength, length);
+    lineLength += length;
+  }
+
   private void endLine() {
-    String text = line.toString(StandardCharsets.UTF_8);
-    line.reset();
-    if (text.isEmpty()) {
+    int length = lineLength;
+    lineLength = 0;
+    if (length == 0) {
       dispatch();
       return;
     }
-    if (text.startsWith(":")) {
+    // Only "data" lines matter: "data" alone, or "data:" then the value (one leading space off).
+    if (length < DATA.length || !Arrays.equals(line, 0, DATA.length, DATA, 0, DATA.length)
+        || (length > DATA.length && line[DATA.length] != ':')) {
       return;
     }
-    int colon = text.indexOf(':');
-    String field = colon < 0 ? text : text.substring(0, colon);
-    if (!field.equals("data")) {
-      return;
-    }
-    String value = colon < 0 ? "" : text.substring(colon + 1);
-    if (value.startsWith(" ")) {
-      value = value.substring(1);
+    int from = Math.min(length, DATA.length + 1);
+    if (from < length && line[from] == ' ') {
+      from++;
     }
     if (hasData) {
-      data.append('\n');
+      data = ensure(data, dataLength + 1);
+      data[dataLength++] = '\n';
     }
-    data.append(value);
+    data = ensure(data, dataLength + length - from);
+    System.arraycopy(line, from, data, dataLength, length - from);
+    dataLength += length - from;
     hasData = true;
   }
 
@@ -97,9 +127,13 @@ public final class SseParser {
     if (!hasData) {
       return;
     }
-    String event = data.toString();
-    data.setLength(0);
+    int length = dataLength;
+    dataLength = 0;
     hasData = false;
-    onData.accept(event);
+    onData.onData(data, 0, length);
+  }
+
+  private static byte[] ensure(byte[] array, int size) {
+    return size <= array.length ? array : Arrays.copyOf(array, Math.max(size, array.length * 2));
   }
 }

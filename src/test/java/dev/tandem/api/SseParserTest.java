@@ -38,6 +38,23 @@ class SseParserTest {
   }
 
   @Test
+  void crOnlyLineEndsBareDataAndLookAlikeFieldsInAnySplit() {
+    byte[] bytes = "data: a\r\rdatax: no\rdata\rdata:b\r\r\n\ndata:  c\n\n".getBytes(StandardCharsets.UTF_8);
+    for (int piece = 1; piece <= bytes.length; piece++) {
+      assertEquals(List.of("a", "\nb", " c"), parseInPieces(bytes, piece), "piece size " + piece);
+    }
+  }
+
+  @Test
+  void bytesHandlerSeesTheDataRange() {
+    List<String> out = new ArrayList<>();
+    SseParser p = new SseParser((bytes, offset, length) ->
+        out.add(new String(bytes, offset, length, StandardCharsets.UTF_8)));
+    p.feed(Buffer.buffer("data: {\"a\":1}\n\ndata: [DONE]\n\n"));
+    assertEquals(List.of("{\"a\":1}", "[DONE]"), out);
+  }
+
+  @Test
   void trailingEventWithoutBlankLineIsDispatchedAtFinish() {
     assertEquals(List.of("x", "y"), parseInPieces("data: x\n\ndata: y".getBytes(StandardCharsets.UTF_8), 3));
   }

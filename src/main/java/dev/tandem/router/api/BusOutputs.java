@@ -1,5 +1,6 @@
 package dev.tandem.router.api;
 
+import dev.tandem.router.dispatch.ClientChunk;
 import dev.tandem.router.dispatch.ClientOutput;
 import io.vertx.core.Handler;
 import io.vertx.core.eventbus.EventBus;
@@ -22,7 +23,7 @@ final class BusOutputs {
     }
 
     @Override
-    public void write(JsonObject chunk) {}
+    public void write(ClientChunk chunk) {}
 
     @Override
     public boolean writeQueueFull() {
@@ -64,7 +65,11 @@ final class BusOutputs {
     }
 
     @Override
-    public void write(JsonObject chunk) {
+    public void write(ClientChunk chunk) {
+      send(chunk.toJson());
+    }
+
+    private void send(JsonObject chunk) {
       if (!done) {
         bus.send(address, chunk);
       }
@@ -81,7 +86,7 @@ final class BusOutputs {
     @Override
     public void complete(JsonObject whole, JsonObject usage) {
       if (includeUsage) {
-        write(whole.copy().put("choices", new JsonArray()).put("usage", usage));
+        send(whole.copy().put("choices", new JsonArray()).put("usage", usage));
       }
       if (!done) {
         done = true;

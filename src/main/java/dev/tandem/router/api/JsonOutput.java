@@ -1,5 +1,6 @@
 package dev.tandem.router.api;
 
+import dev.tandem.router.dispatch.ClientChunk;
 import dev.tandem.router.dispatch.ClientOutput;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpHeaders;
@@ -16,7 +17,7 @@ final class JsonOutput implements ClientOutput {
   }
 
   @Override
-  public void write(JsonObject chunk) {
+  public void write(ClientChunk chunk) {
     // whole answers only
   }
 

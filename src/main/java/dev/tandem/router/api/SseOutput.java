@@ -1,5 +1,6 @@
 package dev.tandem.router.api;
 
+import dev.tandem.router.dispatch.ClientChunk;
 import dev.tandem.router.dispatch.ClientOutput;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpHeaders;
@@ -25,7 +26,15 @@ final class SseOutput implements ClientOutput {
   }
 
   @Override
-  public void write(JsonObject chunk) {
+  public void write(ClientChunk chunk) {
+    if (done || response.closed()) {
+      return;
+    }
+    ensureHead();
+    response.write(chunk.toSse());
+  }
+
+  private void writeJson(JsonObject chunk) {
     if (done || response.closed()) {
       return;
     }
@@ -54,7 +63,7 @@ final class SseOutput implements ClientOutput {
   @Override
   public void complete(JsonObject whole, JsonObject usage) {
     if (includeUsage) {
-      write(whole.copy().put("choices", new JsonArray()).put("usage", usage));
+      writeJson(whole.copy().put("choices", new JsonArray()).put("usage", usage));
     }
     if (done || response.closed()) {
       return;

@@ -1,5 +1,6 @@
 package dev.tandem.router.dispatch;
 
+import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -29,6 +30,7 @@ public final class AttemptResult {
   private boolean deliveredAny;
   private boolean preempted;
   private int engineCompletionTokens;
+  private JsonObject engineUsageExtra;
 
   void delivered() {
     deliveredAny = true;
@@ -52,6 +54,10 @@ public final class AttemptResult {
     engineCompletionTokens = n;
   }
 
+  void engineUsageExtra(JsonObject extra) {
+    engineUsageExtra = extra;
+  }
+
   public boolean deliveredAny() {
     return deliveredAny;
   }
@@ -71,5 +77,10 @@ public final class AttemptResult {
 
   public int engineCompletionTokens() {
     return engineCompletionTokens;
+  }
+
+  /** The {@code usage.extra} of the engine that streamed the answer (its own timings), or null. */
+  public JsonObject engineUsageExtra() {
+    return engineUsageExtra;
   }
 }

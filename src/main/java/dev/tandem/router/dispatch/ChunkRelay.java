@@ -1,10 +1,10 @@
 package dev.tandem.router.dispatch;
 
+import dev.tandem.router.upstream.EngineChunk;
 import dev.tandem.router.upstream.EngineErrorBody;
 import dev.tandem.router.upstream.EngineStream;
 import dev.tandem.router.upstream.UpstreamException;
 import io.vertx.core.Future;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.Arrays;
@@ -33,7 +33,8 @@ final class ChunkRelay {
     boolean ended;
     boolean finished;
     final StringBuilder text = new StringBuilder();
-    int[] chunkIds = new int[0];
+    int[] chunkIds = new int[16];
+    int chunkIdCount;
     boolean chunkIdsComplete = true;
     int[] outputIds;
 
@@ -64,21 +65,16 @@ final class ChunkRelay {
     });
   }
 
-  private void onChunk(JsonObject chunk) {
-    Object error = chunk.getValue("error");
-    if (error != null) {
+  private void onChunk(EngineChunk chunk) {
+    if (chunk.error() != null) {
       throw UpstreamException.engineError(stream.engineId(), "generation", 500,
-          EngineErrorBody.parse(Buffer.buffer(chunk.encode())).message());
+          EngineErrorBody.parse(chunk.error()).message());
     }
-    JsonObject usage = chunk.getJsonObject("usage");
-    if (usage != null) {
-      onUsage(usage);
+    if (chunk.completionTokens() != null || chunk.usageExtra() != null) {
+      onUsage(chunk);
     }
-    JsonArray choices = chunk.getJsonArray("choices");
-    if (choices != null) {
-      for (int i = 0; i < choices.size(); i++) {
-        onChoice(choices.getJsonObject(i));
-      }
+    for (EngineChunk.Choice choice : chunk.choices()) {
+      onChoice(choice);
     }
     if (attempt.target().writeQueueFull()) {
       stream.pause();
@@ -87,11 +83,14 @@ final class ChunkRelay {
   }
 
   /** The usage record; builtin engines in debug mode list every generated token id per choice. */
-  private void onUsage(JsonObject usage) {
-    if (usage.getValue("completion_tokens") instanceof Number n) {
-      attempt.result().engineCompletionTokens(n.intValue());
+  private void onUsage(EngineChunk chunk) {
+    if (chunk.completionTokens() != null) {
+      attempt.result().engineCompletionTokens(chunk.completionTokens());
     }
-    JsonObject extra = usage.getJsonObject("extra");
+    JsonObject extra = chunk.usageExtra();
+    if (extra != null) {
+      attempt.result().engineUsageExtra(extra);
+    }
     JsonArray perChoice = extra == null ? null : extra.getJsonArray("output_token_ids");
     if (perChoice != null) {
       for (int i = 0; i < Math.min(perChoice.size(), routes.length); i++) {
@@ -100,8 +99,8 @@ final class ChunkRelay {
     }
   }
 
-  private void onChoice(JsonObject choice) {
-    int index = choice.getInteger("index", 0);
+  private void onChoice(EngineChunk.Choice choice) {
+    int index = choice.index();
     if (index < 0 || index >= routes.length) {
       throw UpstreamException.protocol(stream.engineId(), "generation",
           "choice index " + index + " but " + routes.length + " choices were asked");
@@ -110,15 +109,14 @@ final class ChunkRelay {
     if (rs.route.drop() || rs.ended) {
       return;
     }
-    String finish = choice.getString("finish_reason");
+    String finish = choice.finishReason();
     boolean preempt = PREEMPT.equals(finish);
-    String text = choice.getString("text", "");
-    int[] ids = ids(choice.getJsonArray("token_ids"));
+    String text = choice.text();
     // A preempt's last delta carries the tokens whose text the engine still held back: not delivered.
     if (!(preempt && text.isEmpty())) {
-      trackIds(rs, ids, text);
+      trackIds(rs, choice.tokenIds(), text);
     }
-    ChoiceDelta delta = skipReplayed(rs, new ChoiceDelta(text, choice.getJsonObject("logprobs"),
+    ChoiceDelta delta = skipReplayed(rs, new ChoiceDelta(text, choice.logprobs(),
         preempt ? null : finish));
     int client = rs.route.clientIndex();
     if (!delta.isEmpty()) {
@@ -142,9 +140,11 @@ final class ChunkRelay {
       }
       return;
     }
-    int old = rs.chunkIds.length;
-    rs.chunkIds = Arrays.copyOf(rs.chunkIds, old + ids.length);
-    System.arraycopy(ids, 0, rs.chunkIds, old, ids.length);
+    if (rs.chunkIdCount + ids.length > rs.chunkIds.length) {
+      rs.chunkIds = Arrays.copyOf(rs.chunkIds, Math.max(rs.chunkIdCount + ids.length, 2 * rs.chunkIds.length));
+    }
+    System.arraycopy(ids, 0, rs.chunkIds, rs.chunkIdCount, ids.length);
+    rs.chunkIdCount += ids.length;
   }
 
   /** Cuts from the delta what the client already has (a replay regenerates from the start). */
@@ -208,7 +208,7 @@ final class ChunkRelay {
     for (RouteState rs : routes) {
       if (!rs.route.drop()) {
         attempt.result().outcome(new AttemptResult.ChoiceOutcome(rs.route.clientIndex(),
-            rs.text.toString(), rs.chunkIdsComplete ? rs.chunkIds : null, rs.outputIds, tail,
+            rs.text.toString(), rs.chunkIdsComplete ? Arrays.copyOf(rs.chunkIds, rs.chunkIdCount) : null, rs.outputIds, tail,
             rs.finished));
       }
     }

@@ -1,28 +1,36 @@
 package dev.tandem.router.dispatch;
 
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
 
 /**
  * The JSON shapes clients receive (reference §3.3, §3.4), built in one place so streamed chunks
- * and whole answers agree: same id, created, model and object type.
+ * and whole answers agree: same id, created, model and object type. A streamed delta is the
+ * router's most frequent output, so its SSE bytes are written directly: the envelope up to the
+ * choice's index is encoded once per request, then index, escaped text, logprobs and finish
+ * reason are appended (same keys, same order as {@link #envelope}).
  */
 final class ClientChunks {
 
+  private static final byte[] TEXT = bytes(",\"text\":\"");
+  private static final byte[] LOGPROBS = bytes("\",\"logprobs\":");
+  private static final byte[] FINISH = bytes(",\"finish_reason\":");
+  private static final byte[] NULL = bytes("null");
+  private static final byte[] END = bytes("}],\"usage\":null}\n\n");
+
   private final CompletionJob job;
+  /** {@code data: {"id":...,"choices":[{"index":}, built on first use. */
+  private byte[] ssePrefix;
 
   ClientChunks(CompletionJob job) {
     this.job = job;
   }
 
-  JsonObject delta(int index, String text, JsonObject logprobs, String finishReason) {
-    JsonObject choice = new JsonObject().put("index", index).put("text", text)
-        .put("logprobs", logprobs).put("finish_reason", finishReason);
-    return envelope(new JsonArray().add(choice), null);
-  }
-
-  JsonObject usageChunk(JsonObject usage) {
-    return envelope(new JsonArray(), usage);
+  ClientChunk delta(int index, String text, JsonObject logprobs, String finishReason) {
+    return new Delta(this, index, text, logprobs, finishReason);
   }
 
   JsonObject response(ChoiceLedger ledger, JsonObject usage) {
@@ -48,5 +56,53 @@ final class ClientChunks {
     return new JsonObject().put("id", job.requestId()).put("object", "text_completion")
         .put("created", job.created()).put("model", job.responseModel()).put("choices", choices)
         .put("usage", usage);
+  }
+
+  private byte[] ssePrefix() {
+    if (ssePrefix == null) {
+      String head = envelope(new JsonArray(), null).encode();
+      // {"id":..,"model":..,"choices":[],"usage":null} -> data: {"id":..,"choices":[{"index":
+      ssePrefix = bytes("data: " + head.substring(0, head.lastIndexOf("[],\"usage\":null}"))
+          + "[{\"index\":");
+    }
+    return ssePrefix;
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** One choice's delta: {@code {..., "choices": [{index, text, logprobs, finish_reason}], "usage": null}}. */
+  private record Delta(ClientChunks owner, int index, String text, JsonObject logprobs,
+      String finishReason) implements ClientChunk {
+
+    @Override
+    public JsonObject toJson() {
+      JsonObject choice = new JsonObject().put("index", index).put("text", text)
+          .put("logprobs", logprobs).put("finish_reason", finishReason);
+      return owner.envelope(new JsonArray().add(choice), null);
+    }
+
+    @Override
+    public Buffer toSse() {
+      byte[] prefix = owner.ssePrefix();
+      byte[] escaped = JsonStringEncoder.getInstance().quoteAsUTF8(text);
+      Buffer out = Buffer.buffer(prefix.length + escaped.length + 96);
+      out.appendBytes(prefix).appendString(Integer.toString(index)).appendBytes(TEXT)
+          .appendBytes(escaped).appendBytes(LOGPROBS);
+      if (logprobs == null) {
+        out.appendBytes(NULL);
+      } else {
+        out.appendString(logprobs.encode());
+      }
+      out.appendBytes(FINISH);
+      if (finishReason == null) {
+        out.appendBytes(NULL);
+      } else {
+        out.appendByte((byte) '"').appendBytes(JsonStringEncoder.getInstance().quoteAsUTF8(finishReason))
+            .appendByte((byte) '"');
+      }
+      return out.appendBytes(END);
+    }
   }
 }

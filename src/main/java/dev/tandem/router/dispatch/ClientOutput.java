@@ -11,7 +11,7 @@ import io.vertx.core.json.JsonObject;
 public interface ClientOutput {
 
   /** A streamed chunk (only called for streaming requests). */
-  void write(JsonObject chunk);
+  void write(ClientChunk chunk);
 
   boolean writeQueueFull();
 

@@ -52,6 +52,8 @@ public final class CompletionFlow implements RelayTarget {
   private UpstreamException lastEngineFailure;
   private int attemptCount;
   private int engineCompletionTokens;
+  /** The engine's own usage record (timings) of the last attempt that succeeded. */
+  private JsonObject engineUsageExtra;
   private boolean echoSent;
   /** Once a resumption had to replay, later ones replay too (ids are no longer tracked). */
   private boolean replayMode;
@@ -101,6 +103,7 @@ public final class CompletionFlow implements RelayTarget {
       result.outcomes().forEach(o -> ledger.record(o, spec.replay()));
       if (ar.succeeded()) {
         engineCompletionTokens += result.engineCompletionTokens();
+        engineUsageExtra = result.engineUsageExtra();
         return Future.succeededFuture(result);
       }
       Throwable err = ar.cause();
@@ -188,6 +191,16 @@ public final class CompletionFlow implements RelayTarget {
     }
     int completion = ledger.allTokenCountsKnown() ? ledger.totalTokens() : engineCompletionTokens;
     JsonObject usage = ClientChunks.usage(job.promptIds().length, completion);
+    if (attemptCount == 1 && engineUsageExtra != null) {
+      // One engine produced the whole answer: its own record (timings, cache hits) passes through,
+      // as MLC's router relays the engine's usage; after retries or resumes no single engine's
+      // record is whole. The token ids are the router's bookkeeping and stay inside.
+      JsonObject extra = engineUsageExtra.copy();
+      extra.remove("output_token_ids");
+      if (!extra.isEmpty()) {
+        usage.put("extra", extra);
+      }
+    }
     output.complete(chunks.response(ledger, usage), usage);
     return Future.succeededFuture();
   }

@@ -37,16 +37,26 @@ final class CallGuard {
     }
   }
 
-  /** (Re)starts the stage timer; when it fires the call fails with {@code error}. */
+  /**
+   * (Re)starts the stage timer; when it fires the call fails with {@code error}'s result, unless
+   * that is null (the supplier decided the call is fine, and may have armed a new timer).
+   */
   void armTimer(long millis, Supplier<Throwable> error) {
     disarmTimer();
     if (finished || millis <= 0) {
       return;
     }
-    timerId = vertx.setTimer(millis, id -> {
+    long id = vertx.setTimer(millis, fired -> {
+      if (timerId != fired) {
+        return;
+      }
       timerId = -1;
-      fail(error.get());
+      Throwable cause = error.get();
+      if (cause != null) {
+        fail(cause);
+      }
     });
+    timerId = id;
   }
 
   void disarmTimer() {

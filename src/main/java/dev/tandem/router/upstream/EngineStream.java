@@ -4,15 +4,15 @@ import dev.tandem.api.SseParser;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.http.HttpClientResponse;
-import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 
 /**
- * An engine's SSE answer, one JSON chunk at a time. Created paused; {@link #start} attaches the
+ * An engine's SSE answer, one parsed chunk at a time. Created paused; {@link #start} attaches the
  * chunk handler and lets data flow. {@link #pause()}/{@link #resume()} give the relay
  * back-pressure; the idle timer is off while paused, so a slow client is not taken for a hung
- * engine. {@link #end()} succeeds when the engine ends the response (true if it sent
+ * engine. The idle timer is not re-armed per chunk: it fires once per idle period and checks the
+ * time of the last data, so a stream costs one timer per period instead of one per chunk. {@link #end()} succeeds when the engine ends the response (true if it sent
  * {@code [DONE]}) and fails on a broken connection, a protocol error, a timeout or cancellation.
  */
 public final class EngineStream {
@@ -27,6 +27,8 @@ public final class EngineStream {
   private boolean sawDone;
   private boolean sawChunk;
   private boolean paused;
+  private boolean idleArmed;
+  private long lastDataNanos;
 
   EngineStream(HttpClientResponse response, CallGuard guard, int engineId, String stage,
       long firstChunkTimeoutMs, long idleTimeoutMs) {
@@ -44,8 +46,8 @@ public final class EngineStream {
   }
 
   /** Starts the flow of chunks into {@code onChunk}; an exception it throws fails the stream. */
-  public void start(Consumer<JsonObject> onChunk) {
-    SseParser parser = new SseParser(data -> onData(data, onChunk));
+  public void start(Consumer<EngineChunk> onChunk) {
+    SseParser parser = new SseParser((bytes, offset, length) -> onData(bytes, offset, length, onChunk));
     response.handler(buf -> {
       if (guard.finished()) {
         return;
@@ -57,8 +59,9 @@ public final class EngineStream {
             : UpstreamException.protocol(engineId, stage, String.valueOf(e.getMessage())));
         return;
       }
-      if (sawChunk && !paused) {
-        armIdle();
+      lastDataNanos = System.nanoTime();
+      if (sawChunk && !paused && !idleArmed) {
+        armIdle(idleTimeoutMs);
       }
     });
     response.exceptionHandler(e -> guard.fail(
@@ -78,33 +81,62 @@ public final class EngineStream {
     response.resume();
   }
 
-  private void onData(String data, Consumer<JsonObject> onChunk) {
+  private static final byte[] DONE = "[DONE]".getBytes(StandardCharsets.US_ASCII);
+
+  private void onData(byte[] bytes, int offset, int length, Consumer<EngineChunk> onChunk) {
     if (guard.finished()) {
       return;
     }
-    if (data.strip().equals("[DONE]")) {
+    if (isDone(bytes, offset, length)) {
       sawDone = true;
       return;
     }
-    JsonObject chunk;
+    EngineChunk chunk;
     try {
-      chunk = new JsonObject(data);
-    } catch (DecodeException e) {
-      throw UpstreamException.protocol(engineId, stage, "a data line is not a JSON object: "
-          + (data.length() > 200 ? data.substring(0, 200) + "..." : data));
+      chunk = EngineChunk.parse(bytes, offset, length);
+    } catch (IllegalArgumentException e) {
+      String data = new String(bytes, offset, Math.min(length, 200), StandardCharsets.UTF_8);
+      throw UpstreamException.protocol(engineId, stage, "a data line is not a valid chunk ("
+          + e.getMessage() + "): " + (length > 200 ? data + "..." : data));
     }
     sawChunk = true;
     onChunk.accept(chunk);
   }
 
-  private void armIdle() {
-    guard.armTimer(idleTimeoutMs,
-        () -> UpstreamException.timeout(engineId, stage + " (silence between chunks)", idleTimeoutMs));
+  /** {@code [DONE]}, surrounding white space allowed. */
+  private static boolean isDone(byte[] bytes, int offset, int length) {
+    int from = offset;
+    int to = offset + length;
+    while (from < to && bytes[from] <= ' ') {
+      from++;
+    }
+    while (to > from && bytes[to - 1] <= ' ') {
+      to--;
+    }
+    return java.util.Arrays.equals(bytes, from, to, DONE, 0, DONE.length);
+  }
+
+  /** One timer per idle period: when it fires, it fails the call only if no data came since. */
+  private void armIdle(long millis) {
+    idleArmed = true;
+    guard.armTimer(millis, () -> {
+      idleArmed = false;
+      if (paused) {
+        return null;
+      }
+      long silentMs = (System.nanoTime() - lastDataNanos) / 1_000_000;
+      if (silentMs >= idleTimeoutMs) {
+        return UpstreamException.timeout(engineId, stage + " (silence between chunks)", idleTimeoutMs);
+      }
+      armIdle(idleTimeoutMs - silentMs);
+      return null;
+    });
   }
 
   public void pause() {
     if (!paused) {
       paused = true;
+      idleArmed = false;
       guard.disarmTimer();
       response.pause();
     }
@@ -115,7 +147,8 @@ public final class EngineStream {
       paused = false;
       if (!guard.finished()) {
         if (sawChunk) {
-          armIdle();
+          lastDataNanos = System.nanoTime();
+          armIdle(idleTimeoutMs);
         } else {
           guard.armTimer(firstChunkTimeoutMs,
               () -> UpstreamException.timeout(engineId, stage + " (first chunk)", firstChunkTimeoutMs));

@@ -1,6 +1,7 @@
 package dev.tandem.router.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -151,6 +152,36 @@ class RouterEndToEndIT {
     }
     assertEquals(8, c.usage().orElseThrow().completionTokens());
     assertTrue(c.id().matches("cmpl-[0-9a-f]{32}"), c.id());
+  }
+
+  /**
+   * The engine that streamed the answer reports its own timings in {@code usage.extra}; the router
+   * passes them on (so a client can tell engine time from router time), but not the token ids it
+   * keeps for its own bookkeeping.
+   */
+  @Test
+  @Order(2)
+  void theEnginesUsageRecordPassesThroughWithoutTokenIds() throws Exception {
+    for (int port : new int[] {roundRobin, disagg}) {
+      SseStream s = SseStream.open(fleet.http, port, new JsonObject().put("prompt", "Time me")
+          .put("max_tokens", 5).put("temperature", 0).put("stream", true)
+          .put("stream_options", new JsonObject().put("include_usage", true)).encode());
+      assertEquals(200, s.status);
+      JsonObject usage = null;
+      for (SseStream.Event e = s.next(30_000); e != null && e.data() != null; e = s.next(30_000)) {
+        if (!e.data().equals("[DONE]") && new JsonObject(e.data()).getValue("usage") instanceof JsonObject u) {
+          usage = u;
+        }
+      }
+      assertNotNull(usage, "a usage chunk (port " + port + ")");
+      assertEquals(5, usage.getInteger("completion_tokens"));
+      JsonObject extra = usage.getJsonObject("extra");
+      assertNotNull(extra, "usage.extra through port " + port + ": " + usage);
+      double ttft = extra.getDouble("ttft_s");
+      double e2e = extra.getDouble("end_to_end_latency_s");
+      assertTrue(ttft > 0 && e2e >= ttft, usage.encode());
+      assertFalse(extra.containsKey("output_token_ids"), usage.encode());
+    }
   }
 
   @Test

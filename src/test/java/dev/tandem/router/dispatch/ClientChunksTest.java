@@ -1,0 +1,52 @@
+package dev.tandem.router.dispatch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.router.upstream.Cancellation;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.Test;
+
+class ClientChunksTest {
+
+  private static ClientChunks chunks(String id, String model) {
+    return new ClientChunks(new CompletionJob(id, 1_796_000_000L, model, new int[] {1}, null, null,
+        2, 8, true, false, null, 0.0, null, new JsonObject(), new Cancellation()));
+  }
+
+  /** The SSE bytes written directly must be exactly the SSE encoding of the JSON shape. */
+  @Test
+  void sseBytesAreTheJsonChunkWhateverTheText() {
+    ClientChunks c = chunks("cmpl-\"q\"\\1", "models/llama \u00e9");
+    JsonObject logprobs = new JsonObject().putNull("text_offset")
+        .put("token_logprobs", new JsonArray().add(-0.25)).put("tokens", new JsonArray().add(" a\n"))
+        .put("top_logprobs", new JsonArray().add(new JsonObject().put(" a\n", -0.25)));
+    String[] texts = {"", " plain", "quote \" backslash \\ slash /", "new\nline\ttab\r\u0001\u001f",
+        "unicode h\u00e9llo \u2713 \ud83d\ude00", "\u2028\u2029"};
+    for (String text : texts) {
+      for (String finish : new String[] {null, "stop", "length"}) {
+        for (JsonObject lp : new JsonObject[] {null, logprobs}) {
+          ClientChunk chunk = c.delta(1, text, lp, finish);
+          String sse = chunk.toSse().toString();
+          assertTrue(sse.startsWith("data: ") && sse.endsWith("\n\n"), sse);
+          String json = sse.substring("data: ".length(), sse.length() - 2);
+          assertEquals(chunk.toJson(), new JsonObject(json), json);
+          assertEquals(chunk.toJson().encode(), json, "same keys in the same order");
+        }
+      }
+    }
+  }
+
+  @Test
+  void jsonShapeIsTheOpenAiChunk() {
+    JsonObject j = chunks("cmpl-1", "m").delta(0, "hi", null, "stop").toJson();
+    assertEquals("cmpl-1", j.getString("id"));
+    assertEquals("text_completion", j.getString("object"));
+    assertEquals(1_796_000_000L, j.getLong("created"));
+    assertEquals("m", j.getString("model"));
+    assertEquals(new JsonObject().put("index", 0).put("text", "hi").putNull("logprobs")
+        .put("finish_reason", "stop"), j.getJsonArray("choices").getJsonObject(0));
+    assertTrue(j.containsKey("usage") && j.getValue("usage") == null);
+  }
+}
