@@ -13,7 +13,10 @@
 # counters after the runs.
 #
 # Environment knobs: PASSES ("tiny null"), ROUNDS (3), REQUESTS per run (tiny 640, null 3200),
-# CONCURRENCY (64), PROMPT_LEN (32), OUTPUT_LEN (16), SEED (1), OUT_DIR, KEEP_TMP=1.
+# WARMUP_REQUESTS per path before the rounds (REQUESTS/4; a JVM router reaches steady state after
+# several thousand requests), CONCURRENCY (64), PROMPT_LEN (32), OUTPUT_LEN (16), SEED (1),
+# TANDEM_JAVA_OPTS (JVM options of every Tandem process, default -Xmx512m), ROUTER_JAVA_OPTS (of the
+# router process only, e.g. another GC or -Xlog:gc:file=...), OUT_DIR, KEEP_TMP=1.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib-serving.sh"
@@ -34,6 +37,9 @@ tb_need jq jq
 tb_need nginx nginx
 tb_ensure_jar
 export TANDEM_JAVA_OPTS="${TANDEM_JAVA_OPTS:--Xmx512m}"
+# Engines the router launches (the null engine through bench/null-engine-python) keep these.
+export NULL_ENGINE_JAVA_OPTS="$TANDEM_JAVA_OPTS"
+ROUTER_JAVA_OPTS="${ROUTER_JAVA_OPTS:-$TANDEM_JAVA_OPTS}"
 
 tb_log "making the tiny model"
 "$TB_TANDEM" make-model "$WORK/model" --preset tiny --seed 1 >/dev/null
@@ -87,7 +93,7 @@ run_pass() { # tiny|null
     engine_args=(--engine-jvm-opts="${ENGINE_JVM_OPTS:--Xmx512m}")
   fi
   tb_log "[$pass] starting the Tandem router (round-robin) with one engine on port $engine_port"
-  tb_start "$WORK/router-$pass.log" "$TB_TANDEM" router "$WORK/model" --router-mode round-robin \
+  TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" tb_start "$WORK/router-$pass.log" "$TB_TANDEM" router "$WORK/model" --router-mode round-robin \
     --router-host 127.0.0.1 --router-port "$router_port" --endpoint-ports "$engine_port" \
     --log-dir "$WORK/logs-$pass" "${engine_args[@]}"
   local router_pid=$TB_LAST_PID
@@ -109,7 +115,7 @@ run_pass() { # tiny|null
   load_before=$(tb_load)
   tb_log "[$pass] warming up the engine and each path (not measured)"
   for s in "${setups[@]}"; do
-    tb_bench "$WORK/warmup-$pass-$s.json" --url "${url[$s]}" "${common[@]}" --requests $(( requests / 4 ))
+    tb_bench "$WORK/warmup-$pass-$s.json" --url "${url[$s]}" "${common[@]}" --requests "${WARMUP_REQUESTS:-$(( requests / 4 ))}"
   done
   for r in $(seq 1 "$ROUNDS"); do
     for i in 0 1 2; do
@@ -148,6 +154,7 @@ run_pass() { # tiny|null
     fi
     echo "# $OUTPUT_LEN output tokens (ignore_eos), concurrency $CONCURRENCY, $requests measured requests per run,"
     echo "# $ROUNDS rounds, seed $SEED; latencies in ms; load average (1 min) before: $load_before, after: $(tb_load)"
+    echo "# router JVM options: $ROUTER_JAVA_OPTS; warm-up per path: ${WARMUP_REQUESTS:-$(( requests / 4 ))} requests"
     for r in $(seq 1 "$ROUNDS"); do
       for s in "${setups[@]}"; do
         jq -r --arg s "$s" --arg r "$r" '.overall | [$s, $r, .req_per_s, .output_tok_per_s, .ttft_ms.p50, .ttft_ms.p99,
