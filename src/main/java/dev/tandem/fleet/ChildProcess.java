@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -35,6 +37,15 @@ public final class ChildProcess {
   private static final long DRAIN_MS = 1000;
   /** After SIGKILL, how long to wait for the kernel to reap the tree. */
   private static final long KILL_WAIT_MS = 5000;
+  /**
+   * Finding a process tree scans /proc (every process on the machine): callers are event loops,
+   * so the scan and the signals run here.
+   */
+  private static final Executor SIGNALS = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "tandem-child-signals");
+    t.setDaemon(true);
+    return t;
+  });
 
   private final Process process;
   private final Path logFile;
@@ -122,15 +133,18 @@ public final class ChildProcess {
    * exit code of the process. Idempotent.
    */
   public CompletableFuture<Integer> stop(Duration grace) {
-    List<ProcessHandle> tree = tree();
-    tree.forEach(ProcessHandle::destroy);
-    return allExited(tree).completeOnTimeout(null, grace.toMillis(), TimeUnit.MILLISECONDS)
-        .thenCompose(v -> kill(tree));
+    return CompletableFuture.supplyAsync(() -> {
+      List<ProcessHandle> tree = tree();
+      tree.forEach(ProcessHandle::destroy);
+      return tree;
+    }, SIGNALS).thenCompose(tree -> allExited(tree)
+        .completeOnTimeout(null, grace.toMillis(), TimeUnit.MILLISECONDS)
+        .thenCompose(v -> kill(tree)));
   }
 
   /** SIGKILL to the whole tree at once (aborts); completes when it is gone. */
   public CompletableFuture<Integer> kill() {
-    return kill(tree());
+    return CompletableFuture.supplyAsync(this::tree, SIGNALS).thenCompose(this::kill);
   }
 
   private CompletableFuture<Integer> kill(List<ProcessHandle> tree) {
