@@ -111,8 +111,8 @@ public final class ServeCommand implements Callable<Integer> {
     EngineOverrides engineOverrides = validateFlags();
     boolean debug = enableDebug != null && enableDebug.length > 0;
 
-    // Vert.x (Netty, class loading) starts on its own thread while the model and tokenizer load:
-    // about half a second of an engine's start overlaps instead of adding up.
+    // Vert.x (Netty, class loading) starts on its own thread while the model and tokenizer load,
+    // so that part of an engine's start overlaps instead of adding up where a core is free.
     CompletableFuture<Vertx> vertxStarting = CompletableFuture.supplyAsync(Vertx::vertx,
         runnable -> new Thread(runnable, "tandem-serve-vertx-start").start());
     Path dir = Path.of(model);

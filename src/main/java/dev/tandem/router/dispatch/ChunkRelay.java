@@ -141,7 +141,8 @@ final class ChunkRelay {
       return;
     }
     if (rs.chunkIdCount + ids.length > rs.chunkIds.length) {
-      rs.chunkIds = Arrays.copyOf(rs.chunkIds, Math.max(rs.chunkIdCount + ids.length, 2 * rs.chunkIds.length));
+      rs.chunkIds = Arrays.copyOf(rs.chunkIds,
+          Math.max(rs.chunkIdCount + ids.length, 2 * rs.chunkIds.length));
     }
     System.arraycopy(ids, 0, rs.chunkIds, rs.chunkIdCount, ids.length);
     rs.chunkIdCount += ids.length;
@@ -208,8 +209,9 @@ final class ChunkRelay {
     for (RouteState rs : routes) {
       if (!rs.route.drop()) {
         attempt.result().outcome(new AttemptResult.ChoiceOutcome(rs.route.clientIndex(),
-            rs.text.toString(), rs.chunkIdsComplete ? Arrays.copyOf(rs.chunkIds, rs.chunkIdCount) : null, rs.outputIds, tail,
-            rs.finished));
+            rs.text.toString(),
+            rs.chunkIdsComplete ? Arrays.copyOf(rs.chunkIds, rs.chunkIdCount) : null, rs.outputIds,
+            tail, rs.finished));
       }
     }
   }

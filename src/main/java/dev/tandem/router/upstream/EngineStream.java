@@ -5,6 +5,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.http.HttpClientResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.function.Consumer;
 
 /**
@@ -12,10 +13,13 @@ import java.util.function.Consumer;
  * chunk handler and lets data flow. {@link #pause()}/{@link #resume()} give the relay
  * back-pressure; the idle timer is off while paused, so a slow client is not taken for a hung
  * engine. The idle timer is not re-armed per chunk: it fires once per idle period and checks the
- * time of the last data, so a stream costs one timer per period instead of one per chunk. {@link #end()} succeeds when the engine ends the response (true if it sent
- * {@code [DONE]}) and fails on a broken connection, a protocol error, a timeout or cancellation.
+ * time of the last data, so a stream costs one timer per period instead of one per chunk.
+ * {@link #end()} succeeds when the engine ends the response (true if it sent {@code [DONE]}) and
+ * fails on a broken connection, a protocol error, a timeout or cancellation.
  */
 public final class EngineStream {
+
+  private static final byte[] DONE = "[DONE]".getBytes(StandardCharsets.US_ASCII);
 
   private final HttpClientResponse response;
   private final CallGuard guard;
@@ -47,7 +51,8 @@ public final class EngineStream {
 
   /** Starts the flow of chunks into {@code onChunk}; an exception it throws fails the stream. */
   public void start(Consumer<EngineChunk> onChunk) {
-    SseParser parser = new SseParser((bytes, offset, length) -> onData(bytes, offset, length, onChunk));
+    SseParser parser = new SseParser(
+        (bytes, offset, length) -> onData(bytes, offset, length, onChunk));
     response.handler(buf -> {
       if (guard.finished()) {
         return;
@@ -81,8 +86,6 @@ public final class EngineStream {
     response.resume();
   }
 
-  private static final byte[] DONE = "[DONE]".getBytes(StandardCharsets.US_ASCII);
-
   private void onData(byte[] bytes, int offset, int length, Consumer<EngineChunk> onChunk) {
     if (guard.finished()) {
       return;
@@ -113,7 +116,7 @@ public final class EngineStream {
     while (to > from && bytes[to - 1] <= ' ') {
       to--;
     }
-    return java.util.Arrays.equals(bytes, from, to, DONE, 0, DONE.length);
+    return Arrays.equals(bytes, from, to, DONE, 0, DONE.length);
   }
 
   /** One timer per idle period: when it fires, it fails the call only if no data came since. */
