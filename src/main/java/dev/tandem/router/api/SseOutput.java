@@ -3,6 +3,7 @@ package dev.tandem.router.api;
 import dev.tandem.router.dispatch.ClientChunk;
 import dev.tandem.router.dispatch.ClientOutput;
 import io.vertx.core.Handler;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonArray;
@@ -34,14 +35,6 @@ final class SseOutput implements ClientOutput {
     response.write(chunk.toSse());
   }
 
-  private void writeJson(JsonObject chunk) {
-    if (done || response.closed()) {
-      return;
-    }
-    ensureHead();
-    response.write("data: " + chunk.encode() + "\n\n");
-  }
-
   private void ensureHead() {
     if (!response.headWritten()) {
       response.setStatusCode(200).setChunked(true)
@@ -62,15 +55,18 @@ final class SseOutput implements ClientOutput {
 
   @Override
   public void complete(JsonObject whole, JsonObject usage) {
-    if (includeUsage) {
-      writeJson(whole.copy().put("choices", new JsonArray()).put("usage", usage));
-    }
     if (done || response.closed()) {
       return;
     }
     done = true;
     ensureHead();
-    response.end("data: [DONE]\n\n");
+    // The usage chunk and [DONE] leave in one write: one packet, one syscall.
+    Buffer last = Buffer.buffer();
+    if (includeUsage) {
+      JsonObject usageChunk = whole.copy().put("choices", new JsonArray()).put("usage", usage);
+      last.appendString("data: ").appendString(usageChunk.encode()).appendString("\n\n");
+    }
+    response.end(last.appendString("data: [DONE]\n\n"));
   }
 
   @Override
