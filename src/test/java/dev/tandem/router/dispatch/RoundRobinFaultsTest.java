@@ -206,6 +206,21 @@ class RoundRobinFaultsTest {
   }
 
   @Test
+  void anEngineErrorEventAfterTextEndsTheStreamWithTheEnginesMessage() {
+    e1.script(FaultInjectingFakeEngine.GENERATION, Behavior.after(ERROR_EVENT_AFTER, 2));
+    e2.script(FaultInjectingFakeEngine.GENERATION, Behavior.after(ERROR_EVENT_AFTER, 2));
+    Answer a = h.post("/v1/completions", request(6, true));
+    assertEquals(200, a.status());
+    List<String> events = a.events();
+    JsonObject error = new JsonObject(events.get(events.size() - 1)).getJsonObject("error");
+    assertEquals("engine_error", error.getString("code"), error.encode());
+    assertTrue(error.getString("message").contains("fake engine failed mid-stream"), error.encode());
+    assertEquals(expected(6).substring(0, expected(2).length()), a.streamedText(0),
+        "the text before the error reached the client, nothing after it");
+    assertFalse(events.contains("[DONE]"));
+  }
+
+  @Test
   void engine4xxStaysA4xxWithTheEnginesMessageAndIsNotRetried() {
     e1.script(FaultInjectingFakeEngine.GENERATION, Behavior.of(REJECT_400));
     e2.script(FaultInjectingFakeEngine.GENERATION, Behavior.of(REJECT_400));

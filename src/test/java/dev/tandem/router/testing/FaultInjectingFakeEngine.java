@@ -33,7 +33,7 @@ public final class FaultInjectingFakeEngine {
 
   /** What the next generation request (or call on a given path) does. */
   public record Behavior(Kind kind, int afterTokens) {
-    public enum Kind { NORMAL, EXPIRED, FAIL_500, BUSY_503, REJECT_400, HANG, HANG_AFTER, DROP_AFTER, PREEMPT_AFTER, GARBAGE_AFTER, NO_DONE }
+    public enum Kind { NORMAL, EXPIRED, FAIL_500, BUSY_503, REJECT_400, HANG, HANG_AFTER, DROP_AFTER, PREEMPT_AFTER, GARBAGE_AFTER, ERROR_EVENT_AFTER, NO_DONE }
 
     public static Behavior of(Kind kind) {
       return new Behavior(kind, 0);
@@ -277,6 +277,14 @@ public final class FaultInjectingFakeEngine {
         }
         case GARBAGE_AFTER -> {
           resp.write("data: {this is not json\n\n");
+          return;
+        }
+        case ERROR_EVENT_AFTER -> {
+          // what an engine sends when it fails a request mid-stream (MLC: an error chunk)
+          resp.write("data: {\"error\": {\"message\": \"fake engine failed mid-stream\", "
+              + "\"type\": \"internal_error\", \"code\": null, \"param\": null}}\n\n");
+          finish(ended);
+          resp.end();
           return;
         }
         case PREEMPT_AFTER -> {
