@@ -14,24 +14,13 @@ final class BusOutputs {
   private BusOutputs() {}
 
   /** A whole answer as the reply; a failure as {@code fail(status, OpenAI error body JSON)}. */
-  static final class Reply implements ClientOutput {
+  static final class Reply implements WholeAnswerOutput {
     private final Message<?> request;
     private boolean done;
 
     Reply(Message<?> request) {
       this.request = request;
     }
-
-    @Override
-    public void write(ClientChunk chunk) {}
-
-    @Override
-    public boolean writeQueueFull() {
-      return false;
-    }
-
-    @Override
-    public void drainHandler(Handler<Void> handler) {}
 
     @Override
     public void complete(JsonObject whole, JsonObject usage) {

@@ -1,33 +1,17 @@
 package dev.tandem.router.api;
 
-import dev.tandem.router.dispatch.ClientChunk;
-import dev.tandem.router.dispatch.ClientOutput;
-import io.vertx.core.Handler;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 
 /** A non-streaming HTTP answer: the whole aggregated completion, or an error status. */
-final class JsonOutput implements ClientOutput {
+final class JsonOutput implements WholeAnswerOutput {
 
   private final HttpServerResponse response;
 
   JsonOutput(HttpServerResponse response) {
     this.response = response;
   }
-
-  @Override
-  public void write(ClientChunk chunk) {
-    // whole answers only
-  }
-
-  @Override
-  public boolean writeQueueFull() {
-    return false;
-  }
-
-  @Override
-  public void drainHandler(Handler<Void> handler) {}
 
   @Override
   public void complete(JsonObject whole, JsonObject usage) {
