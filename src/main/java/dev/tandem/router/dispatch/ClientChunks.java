@@ -86,7 +86,14 @@ final class ClientChunks {
     @Override
     public Buffer toSse() {
       byte[] prefix = owner.ssePrefix();
-      byte[] escaped = JsonStringEncoder.getInstance().quoteAsUTF8(text);
+      byte[] escaped;
+      try {
+        escaped = JsonStringEncoder.getInstance().quoteAsUTF8(text);
+      } catch (IllegalArgumentException brokenSurrogate) {
+        // A lone UTF-16 surrogate (an engine escaped half a pair): the general encoder writes
+        // it as the UTF-8 conversion of the whole line does, '?'.
+        return Buffer.buffer("data: " + toJson().encode() + "\n\n");
+      }
       Buffer out = Buffer.buffer(prefix.length + escaped.length + 96);
       out.appendBytes(prefix).appendString(Integer.toString(index)).appendBytes(TEXT)
           .appendBytes(escaped).appendBytes(LOGPROBS);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.router.upstream.Cancellation;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.Test;
@@ -36,6 +37,15 @@ class ClientChunksTest {
         }
       }
     }
+  }
+
+  @Test
+  void aLoneSurrogateFromAnEngineDoesNotBreakTheStream() {
+    ClientChunk chunk = chunks("cmpl-1", "m").delta(0, "x\ud83dy", null, null);
+    // what the general path writes: the line's UTF-8 bytes, the lone surrogate as '?'
+    Buffer expected = Buffer.buffer("data: " + chunk.toJson().encode() + "\n\n");
+    assertEquals(expected, chunk.toSse());
+    assertTrue(chunk.toSse().toString().contains("\"text\":\"x?y\""), chunk.toSse().toString());
   }
 
   @Test
