@@ -93,8 +93,8 @@ run_pass() { # tiny|null
     engine_args=(--engine-jvm-opts="${ENGINE_JVM_OPTS:--Xmx512m}")
   fi
   tb_log "[$pass] starting the Tandem router (round-robin) with one engine on port $engine_port"
-  TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" tb_start "$WORK/router-$pass.log" "$TB_TANDEM" router "$WORK/model" --router-mode round-robin \
-    --router-host 127.0.0.1 --router-port "$router_port" --endpoint-ports "$engine_port" \
+  TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" tb_start "$WORK/router-$pass.log" "$TB_TANDEM" router \
+    "$WORK/model" --router-mode round-robin --router-host 127.0.0.1 --router-port "$router_port" --endpoint-ports "$engine_port" \
     --log-dir "$WORK/logs-$pass" "${engine_args[@]}"
   local router_pid=$TB_LAST_PID
   tb_wait_http "http://127.0.0.1:$router_port/v1/models" 300 "$TB_LAST_PID" "$WORK/router-$pass.log"
@@ -115,7 +115,8 @@ run_pass() { # tiny|null
   load_before=$(tb_load)
   tb_log "[$pass] warming up the engine and each path (not measured)"
   for s in "${setups[@]}"; do
-    tb_bench "$WORK/warmup-$pass-$s.json" --url "${url[$s]}" "${common[@]}" --requests "${WARMUP_REQUESTS:-$(( requests / 4 ))}"
+    tb_bench "$WORK/warmup-$pass-$s.json" --url "${url[$s]}" "${common[@]}" \
+      --requests "${WARMUP_REQUESTS:-$(( requests / 4 ))}"
   done
   for r in $(seq 1 "$ROUNDS"); do
     for i in 0 1 2; do
