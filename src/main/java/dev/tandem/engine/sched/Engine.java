@@ -7,11 +7,9 @@ import dev.tandem.engine.kv.KvShipper;
 import dev.tandem.engine.kv.KvTransferException;
 import dev.tandem.engine.kv.PagedKvCache;
 import dev.tandem.engine.kv.RadixPrefixCache;
-import dev.tandem.engine.model.ForwardChunk;
 import dev.tandem.engine.model.LlamaConfig;
 import dev.tandem.tokenizer.TextTokenizer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -39,6 +37,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
   private final Disaggregation disagg;
   private final EngineCounters counters = new EngineCounters();
   private final ThroughputMeter throughput = new ThroughputMeter(10_000_000_000L);
+  private final BatchStep batchStep;
   private final LinkedBlockingQueue<Runnable> commands = new LinkedBlockingQueue<>();
   /** Ids of requests in flight (waiting, running or parked): a second one with the same id is refused. */
   private final ConcurrentHashMap<String, RequestState> active = new ConcurrentHashMap<>();
@@ -58,6 +57,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
     this.emitter = new TokenEmitter(scheduler, tokenizer, counters, config.vocabSize(),
         config.eosTokenId(), options.maxSequenceLength(), this::onDone);
     this.disagg = new Disaggregation(kv, scheduler, emitter, counters, options, this::onDone);
+    this.batchStep = new BatchStep(model, kv, emitter, counters, throughput);
     this.gauges = new Gauges(0, 0, 0, kv.pages().numFree(), 0);
     this.thread = new Thread(this::loop, "tandem-engine");
     thread.setDaemon(true);
@@ -112,15 +112,8 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
     post(() -> {
       RequestState r = active.get(requestId);
       if (r != null && !r.done) {
-        r.done = true;
-        for (Sequence s : r.choices) {
-          if (s != null) {
-            scheduler.remove(s);
-          }
-        }
-        scheduler.releaseForkPages(r);
+        drop(r);
         counters.requestsAborted.incrementAndGet();
-        onDone(r);
         LOG.debug("aborted request {}", requestId);
       }
       disagg.release(requestId);
@@ -260,6 +253,18 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
     active.remove(r.id, r);
   }
 
+  /** Ends a request that did not finish: its sequences leave the scheduler, its KV is freed. */
+  private void drop(RequestState r) {
+    r.done = true;
+    for (Sequence s : r.choices) {
+      if (s != null) {
+        scheduler.remove(s);
+      }
+    }
+    scheduler.releaseForkPages(r);
+    onDone(r);
+  }
+
   private void onLostKv(Sequence s) {
     LOG.info("request {} lost its received KV to preemption: finishing with \"preempt\"", s.request.id);
     emitter.finish(s, FinishReason.PREEMPT);
@@ -310,7 +315,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
           runCommands(true);
           continue;
         }
-        step(batch);
+        batchStep.run(batch);
         publishGauges();
         emitter.deliver();
       } catch (InterruptedException e) {
@@ -323,41 +328,6 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
       }
     }
     LOG.info("engine thread stopped");
-  }
-
-  private void step(List<Sequence> batch) {
-    List<ForwardChunk> chunks = new ArrayList<>(batch.size());
-    boolean anyPrefill = false;
-    for (Sequence s : batch) {
-      int from = s.numComputed;
-      int to = from + s.planned;
-      boolean wantLogits = to == s.length && s.request.kind == RequestState.Kind.GENERATE;
-      chunks.add(new ForwardChunk(Arrays.copyOfRange(s.tokens, from, to), from, s.slots(0, to),
-          wantLogits));
-      anyPrefill |= from < s.prefillEnd;
-    }
-    long t0 = System.nanoTime();
-    float[][] logits = model.forward(chunks, kv);
-    long t1 = System.nanoTime();
-    (anyPrefill ? counters.prefillNanos : counters.decodeNanos).addAndGet(t1 - t0);
-    counters.steps.incrementAndGet();
-    long computed = 0;
-    for (int i = 0; i < batch.size(); i++) {
-      Sequence s = batch.get(i);
-      int from = s.numComputed;
-      s.numComputed += s.planned;
-      computed += s.planned;
-      int prefill = Math.max(0, Math.min(s.numComputed, s.prefillEnd) - from);
-      int decode = s.planned - prefill;
-      s.request.prefillTokens += prefill;
-      s.request.decodeTokens += decode;
-      counters.prefillTokens.addAndGet(prefill);
-      counters.decodeTokens.addAndGet(decode);
-      if (logits[i] != null && s.request.kind == RequestState.Kind.GENERATE && !s.finished()) {
-        emitter.onLogits(s, logits[i]);
-      }
-    }
-    throughput.record(t1, computed);
   }
 
   private void runCommands(boolean block) throws InterruptedException {
@@ -381,15 +351,8 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
     for (Sequence s : new ArrayList<>(scheduler.running)) {
       RequestState r = s.request;
       if (!r.done) {
-        r.done = true;
+        drop(r);
         counters.requestsFailed.incrementAndGet();
-        for (Sequence c : r.choices) {
-          if (c != null) {
-            scheduler.remove(c);
-          }
-        }
-        scheduler.releaseForkPages(r);
-        onDone(r);
         if (r.listener != null) {
           r.listener.onFailure(error);
         }
