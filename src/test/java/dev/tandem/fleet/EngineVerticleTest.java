@@ -1,5 +1,7 @@
 package dev.tandem.fleet;
 
+import static dev.tandem.testing.Futures.await;
+import static dev.tandem.testing.Futures.awaitFailure;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -21,7 +23,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -182,22 +183,5 @@ class EngineVerticleTest {
   private static long pidFromLog(Path log) throws IOException {
     return Files.readAllLines(log).stream().filter(l -> l.startsWith("fake engine pid "))
         .map(l -> Long.parseLong(l.split(" ")[3])).findFirst().orElseThrow();
-  }
-
-  static <T> T await(Future<T> future) throws Exception {
-    try {
-      return future.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      throw new AssertionError("failed: " + e.getCause(), e.getCause());
-    }
-  }
-
-  static Throwable awaitFailure(Future<?> future) throws Exception {
-    try {
-      future.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      return e.getCause();
-    }
-    throw new AssertionError("expected a failure");
   }
 }

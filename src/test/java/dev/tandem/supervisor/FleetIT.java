@@ -1,5 +1,7 @@
 package dev.tandem.supervisor;
 
+import static dev.tandem.testing.Futures.await;
+import static dev.tandem.testing.Futures.awaitFailure;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,7 +23,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
@@ -146,22 +147,5 @@ class FleetIT {
       throw new AssertionError("no engine status event within 120 s");
     }
     return event;
-  }
-
-  private static <T> T await(Future<T> future) throws Exception {
-    try {
-      return future.toCompletionStage().toCompletableFuture().get(150, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      throw new AssertionError("failed: " + e.getCause().getMessage(), e.getCause());
-    }
-  }
-
-  private static Throwable awaitFailure(Future<?> future) throws Exception {
-    try {
-      future.toCompletionStage().toCompletableFuture().get(150, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      return e.getCause();
-    }
-    throw new AssertionError("expected a failure");
   }
 }

@@ -1,5 +1,7 @@
 package dev.tandem.supervisor;
 
+import static dev.tandem.testing.Futures.await;
+import static dev.tandem.testing.Futures.awaitFailure;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,7 +29,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import org.junit.jupiter.api.BeforeEach;
@@ -166,22 +167,5 @@ class SupervisorVerticleTest {
     }
     assertEquals(3, pids.size(), "every engine was started");
     return pids;
-  }
-
-  static <T> T await(Future<T> future) throws Exception {
-    try {
-      return future.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      throw new AssertionError("failed: " + e.getCause(), e.getCause());
-    }
-  }
-
-  static Throwable awaitFailure(Future<?> future) throws Exception {
-    try {
-      future.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      return e.getCause();
-    }
-    throw new AssertionError("expected a failure");
   }
 }
