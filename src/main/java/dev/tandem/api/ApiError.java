@@ -4,8 +4,10 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * A request failure that carries its HTTP status and renders as the OpenAI error body
- * {@code {"error":{"message","type","param","code"}}}. Thrown by validation and by the engine for
- * conditions the client caused or may retry; mapped to a response in one place by each server.
+ * {@code {"error":{"message","type","param","code"}}}: the one typed failure of router and engine.
+ * Thrown by validation, by the engine for conditions the client caused or may retry, and (as
+ * subclasses) by the router for engine failures; {@link ErrorResponses} turns any failure into a
+ * response, in one place.
  */
 public class ApiError extends RuntimeException {
   public static final String INVALID_REQUEST = "invalid_request_error";
@@ -15,13 +17,24 @@ public class ApiError extends RuntimeException {
   private final String type;
   private final String param;
   private final String code;
+  private final int retryAfterSeconds;
 
   public ApiError(int status, String type, String message, String param, String code) {
-    super(message);
+    this(status, type, message, param, code, null, 0);
+  }
+
+  /**
+   * @param cause what went wrong underneath, may be null
+   * @param retryAfterSeconds sent as {@code Retry-After} when positive ("try again later" answers)
+   */
+  protected ApiError(int status, String type, String message, String param, String code,
+      Throwable cause, int retryAfterSeconds) {
+    super(message, cause);
     this.status = status;
     this.type = type;
     this.param = param;
     this.code = code;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 
   /** 400: the request is malformed or asks for something this server cannot do. */
@@ -66,8 +79,14 @@ public class ApiError extends RuntimeException {
     return param;
   }
 
+  /** Machine-readable code, may be null. */
   public String code() {
     return code;
+  }
+
+  /** Seconds a client should wait before retrying (sent as {@code Retry-After}), or 0 for none. */
+  public int retryAfterSeconds() {
+    return retryAfterSeconds;
   }
 
   public JsonObject toJson() {

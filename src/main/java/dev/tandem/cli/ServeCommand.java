@@ -12,6 +12,7 @@ import dev.tandem.engine.server.EngineSizing;
 import dev.tandem.engine.server.ParentWatch;
 import dev.tandem.tokenizer.DjlTokenizer;
 import dev.tandem.tokenizer.TextTokenizer;
+import dev.tandem.kv.KvWorld;
 import dev.tandem.world.EngineWorld;
 import dev.tandem.world.WorldException;
 import io.vertx.core.Vertx;
@@ -144,7 +145,7 @@ public final class ServeCommand implements Callable<Integer> {
         llama.config().vocabSize(), options.maxSequenceLength());
 
     EngineWorld world = null;
-    String worldConfig = System.getenv(EngineWorld.ENV);
+    String worldConfig = System.getenv(KvWorld.ENV);
     if (worldConfig != null && !worldConfig.isBlank()) {
       try {
         world = EngineWorld.join(worldConfig, 1, host, engine, llama.fingerprint(),
@@ -157,7 +158,7 @@ public final class ServeCommand implements Callable<Integer> {
       }
       LOG.info("joined the KV world as PE {} of {}", world.peStart(), world.npes());
     } else {
-      LOG.info("{} is not set: serving /v1/completions only (no MicroServing)", EngineWorld.ENV);
+      LOG.info("{} is not set: serving /v1/completions only (no MicroServing)", KvWorld.ENV);
     }
 
     Vertx vertx = vertxStarting.join();

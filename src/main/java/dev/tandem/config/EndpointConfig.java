@@ -1,6 +1,6 @@
 package dev.tandem.config;
 
-import dev.tandem.fleet.EngineRole;
+import dev.tandem.bus.EngineRole;
 
 /**
  * One engine endpoint after the router configuration is resolved: where it listens, which devices

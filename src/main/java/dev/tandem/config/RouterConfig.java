@@ -1,6 +1,6 @@
 package dev.tandem.config;
 
-import dev.tandem.fleet.EngineRole;
+import dev.tandem.bus.EngineRole;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
@@ -52,8 +52,6 @@ public final class RouterConfig {
   public static final List<String> DEFAULT_ENGINE_JVM_OPTS = List.of();
   /** Builtin engines share a class-data archive (see {@code EngineCds}): faster, cheaper starts. */
   public static final boolean DEFAULT_ENGINE_CDS = true;
-  /** Null: the router found through {@code ServiceLoader}, else the stand-in. */
-  public static final String DEFAULT_ROUTER_FACTORY = null;
 
   private String model;
   private String modelLib = DEFAULT_MODEL_LIB;
@@ -80,7 +78,6 @@ public final class RouterConfig {
   private String engineOverrides = DEFAULT_ENGINE_OVERRIDES;
   private List<String> engineJvmOpts = DEFAULT_ENGINE_JVM_OPTS;
   private boolean engineCds = DEFAULT_ENGINE_CDS;
-  private String routerFactory = DEFAULT_ROUTER_FACTORY;
 
   public RouterConfig() {}
 
@@ -119,7 +116,6 @@ public final class RouterConfig {
     engineOverrides = in.string("engineOverrides", DEFAULT_ENGINE_OVERRIDES);
     engineJvmOpts = in.strings("engineJvmOpts", DEFAULT_ENGINE_JVM_OPTS);
     engineCds = in.bool("engineCds", DEFAULT_ENGINE_CDS);
-    routerFactory = in.string("routerFactory", DEFAULT_ROUTER_FACTORY);
     in.rejectUnknownKeys();
   }
 
@@ -158,7 +154,6 @@ public final class RouterConfig {
     json.put("engineOverrides", engineOverrides);
     json.put("engineJvmOpts", new JsonArray(new ArrayList<>(engineJvmOpts)));
     json.put("engineCds", engineCds);
-    json.put("routerFactory", routerFactory);
     return json;
   }
 
@@ -181,6 +176,12 @@ public final class RouterConfig {
       peStart += gpus.get(i);
     }
     return List.copyOf(endpoints);
+  }
+
+  /** The router verticle's options this configuration implies (the rest keep their defaults). */
+  public RouterOptions routerOptions() {
+    return new RouterOptions().setMode(routerMode).setHost(routerHost).setPort(routerPort)
+        .setPdBalanceFactor(pdBalanceFactor);
   }
 
   /** Total PEs of the world: the sum of every endpoint's GPU count (MLC's {@code npes}). */
@@ -273,8 +274,6 @@ public final class RouterConfig {
   public RouterConfig setEngineJvmOpts(List<String> opts) { this.engineJvmOpts = List.copyOf(opts); return this; }
   public boolean isEngineCds() { return engineCds; }
   public RouterConfig setEngineCds(boolean cds) { this.engineCds = cds; return this; }
-  public String getRouterFactory() { return routerFactory; }
-  public RouterConfig setRouterFactory(String factory) { this.routerFactory = factory; return this; }
 
   @Override
   public boolean equals(Object o) {

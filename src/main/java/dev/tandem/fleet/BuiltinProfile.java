@@ -64,10 +64,7 @@ public final class BuiltinProfile implements EngineProfile {
     argv.add(MAIN_CLASS);
     argv.add("serve");
     argv.addAll(MlcProfile.serveFlags(launch, device(launch.endpoint().peStart())));
-    Map<String, String> env = new HashMap<>();
-    if (launch.world() != null) {
-      env.put(WorldInit.ENV, launch.world().initConfigJson(launch.endpoint().peStart()));
-    }
+    Map<String, String> env = new HashMap<>(launch.worldEnv());
     env.put("DJL_OFFLINE", "true");
     env.put(PARENT_PID_ENV, Long.toString(parentPid));
     return new EngineCommand(argv, env);

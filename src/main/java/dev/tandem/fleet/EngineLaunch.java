@@ -1,6 +1,7 @@
 package dev.tandem.fleet;
 
 import dev.tandem.config.EndpointConfig;
+import java.util.Map;
 
 /**
  * What an {@link EngineProfile} needs to build one engine's command, as MLC's router passes it to
@@ -12,6 +13,11 @@ public record EngineLaunch(String model, String modelLib, EndpointConfig endpoin
 
   /** MLC's router always ends up with these overrides (EngineConfig defaults, reference 1.1). */
   public static final String MLC_ROUTER_OVERRIDES = "gpu_memory_utilization=0.8;spec_draft_length=0";
+
+  /** The world's environment entry for this engine; empty when the mode needs no world. */
+  public Map<String, String> worldEnv() {
+    return world == null ? Map.of() : world.env(endpoint.peStart());
+  }
 
   /** The {@code --overrides} value: MLC's two, then ours (later keys win in the engine's parser). */
   public String overrides() {

@@ -1,5 +1,8 @@
 package dev.tandem.fleet;
 
+import dev.tandem.bus.Addresses;
+import dev.tandem.bus.EngineState;
+import dev.tandem.bus.EngineStatus;
 import dev.tandem.config.EndpointConfig;
 import io.vertx.core.Context;
 import io.vertx.core.Future;

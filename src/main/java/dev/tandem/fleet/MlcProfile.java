@@ -5,7 +5,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * MLC-LLM engines: exactly the argv and environment MLC's router hands PopenServer (reference 1.1
@@ -52,9 +51,7 @@ public final class MlcProfile implements EngineProfile {
     argv.add("mlc_llm");
     argv.add("serve");
     argv.addAll(serveFlags(launch, device(launch.endpoint().peStart())));
-    Map<String, String> env = launch.world() == null ? Map.of()
-        : Map.of(WorldInit.ENV, launch.world().initConfigJson(launch.endpoint().peStart()));
-    return new EngineCommand(argv, env).prefixed(wrapper);
+    return new EngineCommand(argv, launch.worldEnv()).prefixed(wrapper);
   }
 
   /**

@@ -1,7 +1,9 @@
 package dev.tandem.fleet;
 
+import dev.tandem.kv.KvWorld;
 import dev.tandem.world.WorldInitConfig;
 import java.util.Arrays;
+import java.util.Map;
 
 /**
  * The world every engine of a fleet joins: the 125-integer uid (NVSHMEM's, or the builtin world
@@ -9,9 +11,6 @@ import java.util.Arrays;
  * {@code MLC_NVSHMEM_INIT_CONFIG_JSON_STR}.
  */
 public final class WorldInit {
-  /** The environment variable MLC engines (and the builtin engine) read their world from. */
-  public static final String ENV = dev.tandem.world.EngineWorld.ENV;
-
   private final int[] uid;
   private final int npes;
 
@@ -35,6 +34,11 @@ public final class WorldInit {
    */
   public String initConfigJson(int peStart) {
     return new WorldInitConfig(uid, npes, peStart).toJson();
+  }
+
+  /** The one environment entry that hands engine {@code peStart} its world: {@link KvWorld#ENV}. */
+  public Map<String, String> env(int peStart) {
+    return Map.of(KvWorld.ENV, initConfigJson(peStart));
   }
 
   @Override

@@ -1,10 +1,13 @@
 package dev.tandem.router;
 
+import dev.tandem.config.RouterOptions;
 import dev.tandem.router.api.BusCompletionsEndpoint;
 import dev.tandem.router.api.CompletionService;
+import dev.tandem.router.api.ModelInfo;
 import dev.tandem.router.api.RouterApi;
 import dev.tandem.router.dispatch.Dispatcher;
 import dev.tandem.router.dispatch.Dispatchers;
+import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.router.registry.EngineRegistry;
 import dev.tandem.router.registry.FleetSubscription;
 import dev.tandem.router.registry.GaugeScraper;

@@ -4,7 +4,7 @@ import dev.tandem.config.ConfigValidator;
 import dev.tandem.config.EndpointConfig;
 import dev.tandem.config.RouterConfig;
 import dev.tandem.config.EngineKind;
-import dev.tandem.fleet.Addresses;
+import dev.tandem.bus.Addresses;
 import dev.tandem.fleet.EngineCds;
 import dev.tandem.fleet.EngineLaunch;
 import dev.tandem.fleet.EngineProfile;
@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * configuration; form the KV world (builtin: a world root here; mlc: an NVSHMEM uid; round-robin:
  * none); deploy one {@link EngineVerticle} per endpoint, all at once, and wait for all of them
  * with a deadline (a world forms only when every member has joined); load the tokenizer; deploy
- * the router verticle ({@link RouterVerticleFactory}). Any failure stops whatever was started and
+ * the router verticle. Any failure stops whatever was started and
  * fails the start with the failing engine's message. Undeploying stops everything.
  *
  * <p>Answers {@link Addresses#FLEET_QUERY} with {@code {"engines": [status, ...]}}, the latest
@@ -67,7 +67,7 @@ public final class SupervisorVerticle extends VerticleBase {
 
   /**
    * @param config the configuration, or null to read {@code config()}
-   * @param routerFactory the router to deploy, or null to {@link RouterVerticleFactory#resolve}
+   * @param routerFactory the router to deploy, or null for {@link RouterVerticleFactory#TANDEM}
    * @param tokenizerLoader how to load the model folder's tokenizer
    * @param profile how engines are launched, or null for {@link EngineProfile#of} the config
    *     (tests pass a fault-injecting one)
@@ -184,15 +184,8 @@ public final class SupervisorVerticle extends VerticleBase {
   }
 
   private Future<Void> deployRouter() {
-    RouterVerticleFactory factory;
-    try {
-      factory = givenFactory != null ? givenFactory : RouterVerticleFactory.resolve(config);
-    } catch (RuntimeException e) {
-      return Future.failedFuture(e);
-    }
-    RouterConfig routerConfig = new RouterConfig(config);
-    return vertx.deployVerticle(() -> factory.create(routerConfig, tokenizer),
-            factory.deploymentOptions(routerConfig))
+    RouterVerticleFactory factory = givenFactory != null ? givenFactory : RouterVerticleFactory.TANDEM;
+    return vertx.deployVerticle(factory.create(new RouterConfig(config), tokenizer))
         .map(id -> {
           routerDeployment = id;
           return null;

@@ -1,30 +1,17 @@
 package dev.tandem.world;
 
-import dev.tandem.engine.kv.KvReceiveTarget;
-import dev.tandem.engine.kv.KvShipper;
+import dev.tandem.kv.KvReceiveTarget;
+import dev.tandem.kv.KvWorld;
 import java.time.Duration;
 
 /**
  * An engine's membership in the KV world: its KV receiver, its place (pe_start, npes) and a shipper
  * that reaches every other PE. Created from {@code MLC_NVSHMEM_INIT_CONFIG_JSON_STR}.
  */
-public interface EngineWorld extends AutoCloseable {
-  String ENV = "MLC_NVSHMEM_INIT_CONFIG_JSON_STR";
-
-  int peStart();
-
-  int numPes();
-
-  /** Total PEs of the world. */
-  int npes();
+public interface EngineWorld extends KvWorld {
 
   /** The 125-integer uid this engine was given. */
   int[] uid();
-
-  KvShipper shipper();
-
-  @Override
-  void close();
 
   /**
    * Opens the KV receiver on {@code bindHost}, joins the world described by {@code initConfigJson}

@@ -1,8 +1,8 @@
 package dev.tandem.world;
 
-import dev.tandem.engine.kv.KvReceiveTarget;
-import dev.tandem.engine.kv.KvShipper;
-import dev.tandem.engine.kv.KvTransferException;
+import dev.tandem.kv.KvReceiveTarget;
+import dev.tandem.kv.KvShipper;
+import dev.tandem.kv.KvTransferException;
 import dev.tandem.world.WorldProtocol.Registration;
 import dev.tandem.world.transport.KvReceiver;
 import dev.tandem.world.transport.PeResolver;

@@ -1,5 +1,6 @@
 package dev.tandem.world;
 
+import dev.tandem.kv.KvWorld;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -14,7 +15,7 @@ import java.util.Arrays;
  * Holds NVSHMEM and Tandem uids alike; {@link WorldUid#decode} tells them apart.
  */
 public record WorldInitConfig(int[] uid, int npes, int peStart) {
-  private static final String NAME = EngineWorld.ENV;
+  private static final String NAME = KvWorld.ENV;
 
   public WorldInitConfig {
     uid = uid.clone();

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.fleet.EngineRole;
+import dev.tandem.bus.EngineRole;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.fleet.EngineRole;
+import dev.tandem.bus.EngineRole;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
@@ -41,7 +41,7 @@ class RouterConfigTest {
         .setHealthFailures(2).setRestartBackoff(Duration.ofMillis(50))
         .setRestartBackoffMax(Duration.ofSeconds(1)).setRestartLimit(9)
         .setStopGrace(Duration.ofSeconds(3)).setPython("/opt/py").setEngineOverrides("a=1")
-        .setEngineJvmOpts(List.of("-Xmx1g")).setEngineCds(false).setRouterFactory("x.Y");
+        .setEngineJvmOpts(List.of("-Xmx1g")).setEngineCds(false);
     RouterConfig back = RouterConfig.fromJson(new JsonObject(config.toJson().encodePrettily()));
     assertEquals(config, back);
     assertEquals(Duration.ofMillis(300), back.getHealthInterval());

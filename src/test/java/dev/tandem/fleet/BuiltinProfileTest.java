@@ -2,6 +2,7 @@ package dev.tandem.fleet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.tandem.bus.EngineRole;
 import dev.tandem.config.EndpointConfig;
 import java.util.List;
 import java.util.Map;

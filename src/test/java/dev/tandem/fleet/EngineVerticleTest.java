@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.bus.Addresses;
+import dev.tandem.bus.EngineRole;
 import dev.tandem.config.EndpointConfig;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

@@ -1,5 +1,7 @@
 package dev.tandem.fleet;
 
+import dev.tandem.bus.Addresses;
+import dev.tandem.bus.EngineRole;
 import dev.tandem.config.EndpointConfig;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;

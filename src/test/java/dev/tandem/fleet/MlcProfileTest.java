@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /** The MLC engine command and environment equal what MLC's router hands PopenServer (reference 1.1, 1.7). */
 class MlcProfileTest {
   private static final EndpointConfig DECODE_1 =
-      new EndpointConfig(1, "127.0.0.1", 8081, 2, 2, dev.tandem.fleet.EngineRole.DECODE);
+      new EndpointConfig(1, "127.0.0.1", 8081, 2, 2, dev.tandem.bus.EngineRole.DECODE);
 
   @Test
   void argvIsTheReferenceCommandWithModelLibAndRadixCache() {
@@ -33,7 +33,7 @@ class MlcProfileTest {
   @Test
   void argvWithoutModelLibAndWithPrefixCacheOff() {
     EngineLaunch launch = new EngineLaunch("HF://mlc-ai/model", null,
-        new EndpointConfig(0, "10.0.0.5", 8080, 1, 0, dev.tandem.fleet.EngineRole.PREFILL), false,
+        new EndpointConfig(0, "10.0.0.5", 8080, 1, 0, dev.tandem.bus.EngineRole.PREFILL), false,
         null, null);
     assertEquals("python -m mlc_llm serve HF://mlc-ai/model --device cuda:0 --enable-debug --mode"
         + " server --speculative-mode disable --prefix-cache-mode disable --overrides"

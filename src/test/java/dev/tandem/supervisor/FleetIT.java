@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.config.RouterConfig;
-import dev.tandem.fleet.Addresses;
+import dev.tandem.bus.Addresses;
 import dev.tandem.testing.FreePorts;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.config.EngineKind;
 import dev.tandem.config.RouterConfig;
 import dev.tandem.config.RouterMode;
-import dev.tandem.fleet.Addresses;
+import dev.tandem.bus.Addresses;
 import dev.tandem.fleet.BuiltinProfile;
 import dev.tandem.fleet.EngineCommand;
 import dev.tandem.fleet.EngineLaunch;

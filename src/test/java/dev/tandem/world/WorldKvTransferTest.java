@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.engine.kv.KvRows;
-import dev.tandem.engine.kv.KvTransferException;
+import dev.tandem.kv.KvRows;
+import dev.tandem.kv.KvTransferException;
 import dev.tandem.world.transport.ReservingKvTargetDouble;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.tandem.bench.model;
 
-import dev.tandem.engine.kv.ArrayKvStore;
+import dev.tandem.engine.model.ArrayKvStore;
 import dev.tandem.engine.model.ForwardChunk;
 import dev.tandem.engine.model.LlamaModel;
 import dev.tandem.engine.model.ModelPreset;

@@ -1,7 +1,7 @@
 package dev.tandem.bench.world;
 
-import dev.tandem.engine.kv.KvReceiveTarget;
-import dev.tandem.engine.kv.KvRows;
+import dev.tandem.kv.KvReceiveTarget;
+import dev.tandem.kv.KvRows;
 import dev.tandem.world.EngineWorld;
 import dev.tandem.world.WorldInitConfig;
 import dev.tandem.world.WorldRoot;

@@ -1,5 +1,8 @@
 package dev.tandem.engine.kv;
 
+import dev.tandem.engine.model.KvStore;
+import dev.tandem.kv.KvRows;
+
 /**
  * The engine's KV storage: per layer one flat float array of keys and one of values, row
  * {@code slot} at {@code [slot * kvDim, (slot + 1) * kvDim)}, with {@code slot = page * 16 + offset}.

@@ -1,5 +1,6 @@
 package dev.tandem.engine.kv;
 
+import dev.tandem.engine.model.KvStore;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;

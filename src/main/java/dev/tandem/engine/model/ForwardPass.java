@@ -1,6 +1,5 @@
 package dev.tandem.engine.model;
 
-import dev.tandem.engine.kv.KvStore;
 import java.util.List;
 
 /**

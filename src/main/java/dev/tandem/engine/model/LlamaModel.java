@@ -1,6 +1,5 @@
 package dev.tandem.engine.model;
 
-import dev.tandem.engine.kv.KvStore;
 import java.nio.file.Path;
 import java.util.List;
 import org.slf4j.Logger;

@@ -1,6 +1,6 @@
 package dev.tandem.engine.sched;
 
-import dev.tandem.engine.kv.KvStore;
+import dev.tandem.engine.model.KvStore;
 import dev.tandem.engine.kv.PageAllocator;
 import dev.tandem.engine.kv.PagedKvCache;
 import dev.tandem.engine.kv.RadixPrefixCache;

@@ -2,9 +2,9 @@ package dev.tandem.engine.sched;
 
 import dev.tandem.api.ApiError;
 import dev.tandem.engine.kv.KvAppendMetadata;
-import dev.tandem.engine.kv.KvRows;
-import dev.tandem.engine.kv.KvStore;
-import dev.tandem.engine.kv.KvTransferException;
+import dev.tandem.kv.KvRows;
+import dev.tandem.engine.model.KvStore;
+import dev.tandem.kv.KvTransferException;
 import dev.tandem.engine.kv.PagedKvCache;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -203,7 +203,7 @@ final class Disaggregation {
   }
 
   void remoteSend(GenerationRequest request, int begin, int end, int[] destSlots, int recvRank,
-      dev.tandem.engine.kv.KvShipper shipper, CompletableFuture<Void> result) {
+      dev.tandem.kv.KvShipper shipper, CompletableFuture<Void> result) {
     if (!sending.add(request.id())) {
       throw ApiError.conflict("user", "A remote_send for request \"" + request.id()
           + "\" is already running on this engine");

@@ -1,10 +1,10 @@
 package dev.tandem.engine.sched;
 
 import dev.tandem.api.ApiError;
-import dev.tandem.engine.kv.KvReceiveTarget;
-import dev.tandem.engine.kv.KvRows;
-import dev.tandem.engine.kv.KvShipper;
-import dev.tandem.engine.kv.KvTransferException;
+import dev.tandem.kv.KvReceiveTarget;
+import dev.tandem.kv.KvRows;
+import dev.tandem.kv.KvShipper;
+import dev.tandem.kv.KvTransferException;
 import dev.tandem.engine.kv.PagedKvCache;
 import dev.tandem.engine.kv.RadixPrefixCache;
 import dev.tandem.engine.model.LlamaConfig;

@@ -1,6 +1,6 @@
 package dev.tandem.engine.sched;
 
-import dev.tandem.engine.kv.KvStore;
+import dev.tandem.engine.model.KvStore;
 import dev.tandem.engine.model.ForwardChunk;
 import dev.tandem.engine.model.LlamaConfig;
 import dev.tandem.engine.model.LlamaModel;

@@ -1,6 +1,6 @@
 package dev.tandem.engine.sched;
 
-import dev.tandem.engine.kv.KvStore;
+import dev.tandem.engine.model.KvStore;
 import java.util.HashMap;
 import java.util.Map;
 

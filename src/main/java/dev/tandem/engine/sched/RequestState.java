@@ -1,7 +1,7 @@
 package dev.tandem.engine.sched;
 
-import dev.tandem.engine.kv.KvRows;
-import dev.tandem.engine.kv.KvShipper;
+import dev.tandem.kv.KvRows;
+import dev.tandem.kv.KvShipper;
 import java.util.concurrent.CompletableFuture;
 
 /** The engine's bookkeeping for one request: its choices, counts and timings. Engine thread only. */

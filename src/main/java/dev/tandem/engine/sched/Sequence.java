@@ -1,6 +1,6 @@
 package dev.tandem.engine.sched;
 
-import dev.tandem.engine.kv.KvStore;
+import dev.tandem.engine.model.KvStore;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.tandem.engine.server;
 
+import dev.tandem.api.ErrorResponses;
 import dev.tandem.api.ApiError;
 import dev.tandem.api.CompletionRequest;
 import dev.tandem.api.JsonFields;
@@ -34,7 +35,7 @@ final class CompletionHandler {
     try {
       request = CompletionRequest.parse(CompletionRequest.parseObject(rc.body().buffer()));
     } catch (ApiError e) {
-      HttpErrors.send(rc.response(), e);
+      ErrorResponses.send(rc.response(), e);
       return;
     }
     String id = request.requestIdOr(CompletionRequest::newCompletionId);
@@ -48,11 +49,11 @@ final class CompletionHandler {
       try {
         engine.submit(PromptPreparer.generation(id, prepared.ids(), request), responder);
       } catch (RuntimeException e) {
-        HttpErrors.send(response, e);
+        ErrorResponses.send(response, e);
         return;
       }
       abortOnClose(response, responder, id);
-    }).onFailure(e -> HttpErrors.send(response, e));
+    }).onFailure(e -> ErrorResponses.send(response, e));
   }
 
   /** start_generate: resumes the parked request named by {@code user} from {@code begin}. */
@@ -65,7 +66,7 @@ final class CompletionHandler {
       begin = JsonFields.requireInt(body, "begin");
       requireUser(request, "start_generate");
     } catch (ApiError e) {
-      HttpErrors.send(rc.response(), e);
+      ErrorResponses.send(rc.response(), e);
       return;
     }
     Context context = rc.vertx().getOrCreateContext();
@@ -81,7 +82,7 @@ final class CompletionHandler {
       CompletionResponder responder = responder(context, response, request.user(), request, echoText);
       engine.startGenerate(request.user(), begin, responder);
       abortOnClose(response, responder, request.user());
-    }).onFailure(e -> HttpErrors.send(response, e));
+    }).onFailure(e -> ErrorResponses.send(response, e));
   }
 
   static void requireUser(CompletionRequest request, String call) {

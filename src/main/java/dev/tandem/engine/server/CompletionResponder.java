@@ -1,5 +1,6 @@
 package dev.tandem.engine.server;
 
+import dev.tandem.api.ErrorResponses;
 import dev.tandem.engine.sched.ChoiceDelta;
 import dev.tandem.engine.sched.GenerationListener;
 import dev.tandem.engine.sched.GenerationOutput;
@@ -86,7 +87,7 @@ final class CompletionResponder implements GenerationListener {
     context.runOnContext(v -> {
       if (!ended) {
         ended = true;
-        HttpErrors.send(response, failure);
+        ErrorResponses.send(response, failure);
       }
     });
   }

@@ -1,9 +1,10 @@
 package dev.tandem.engine.server;
 
+import dev.tandem.api.ErrorResponses;
 import dev.tandem.api.ApiError;
 import dev.tandem.engine.sched.Engine;
 import dev.tandem.tokenizer.TextTokenizer;
-import dev.tandem.world.EngineWorld;
+import dev.tandem.kv.KvWorld;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -33,13 +34,13 @@ public final class EngineServerVerticle extends VerticleBase {
 
   private final Engine engine;
   private final TextTokenizer tokenizer;
-  private final EngineWorld world;
+  private final KvWorld world;
   private final EngineServerConfig config;
   private final EngineMetrics metrics = new EngineMetrics();
   private HttpServer server;
 
   /** {@code world} may be null: the engine then serves completions only. */
-  public EngineServerVerticle(Engine engine, TextTokenizer tokenizer, EngineWorld world,
+  public EngineServerVerticle(Engine engine, TextTokenizer tokenizer, KvWorld world,
       EngineServerConfig config) {
     this.engine = engine;
     this.tokenizer = tokenizer;
@@ -107,6 +108,6 @@ public final class EngineServerVerticle extends VerticleBase {
   }
 
   private static void error(RoutingContext rc, ApiError e) {
-    HttpErrors.send(rc.response(), e);
+    ErrorResponses.send(rc.response(), e);
   }
 }

@@ -1,11 +1,12 @@
 package dev.tandem.engine.server;
 
+import dev.tandem.api.ErrorResponses;
 import dev.tandem.api.ApiError;
 import dev.tandem.api.CompletionRequest;
 import dev.tandem.api.JsonFields;
 import dev.tandem.engine.kv.KvAppendMetadata;
 import dev.tandem.engine.sched.Engine;
-import dev.tandem.world.EngineWorld;
+import dev.tandem.kv.KvWorld;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
@@ -18,14 +19,14 @@ import io.vertx.ext.web.RoutingContext;
  */
 final class MicroServingHandler {
   static final String NO_WORLD = "This engine is not in a KV world: start it with "
-      + EngineWorld.ENV + " to use /microserving/* (prep_recv, remote_send, start_generate, release)";
+      + KvWorld.ENV + " to use /microserving/* (prep_recv, remote_send, start_generate, release)";
 
   private final Engine engine;
-  private final EngineWorld world;
+  private final KvWorld world;
   private final PromptPreparer preparer;
   private final CompletionHandler completions;
 
-  MicroServingHandler(Engine engine, EngineWorld world, PromptPreparer preparer,
+  MicroServingHandler(Engine engine, KvWorld world, PromptPreparer preparer,
       CompletionHandler completions) {
     this.engine = engine;
     this.world = world;
@@ -36,7 +37,7 @@ final class MicroServingHandler {
   /** Answers 503 and returns false when there is no world. */
   private boolean inWorld(RoutingContext rc) {
     if (world == null) {
-      HttpErrors.send(rc.response(), ApiError.unavailable("no_kv_world", NO_WORLD));
+      ErrorResponses.send(rc.response(), ApiError.unavailable("no_kv_world", NO_WORLD));
       return false;
     }
     return true;
@@ -54,7 +55,7 @@ final class MicroServingHandler {
       end = JsonFields.requireInt(body, "end");
       CompletionHandler.requireUser(request, "prep_recv");
     } catch (ApiError e) {
-      HttpErrors.send(rc.response(), e);
+      ErrorResponses.send(rc.response(), e);
       return;
     }
     preparer.prepare(request, request.maxTokens())
@@ -62,7 +63,7 @@ final class MicroServingHandler {
             PromptPreparer.generation(request.user(), p.ids(), request), end), rc.vertx().getOrCreateContext()))
         .onSuccess(r -> json(rc, new JsonObject().put("kv_append_metadata", r.kvAppendMetadata())
             .put("prefix_matched_length", r.prefixMatchedLength())))
-        .onFailure(e -> HttpErrors.send(rc.response(), e));
+        .onFailure(e -> ErrorResponses.send(rc.response(), e));
   }
 
   void remoteSend(RoutingContext rc) {
@@ -92,7 +93,7 @@ final class MicroServingHandler {
             + " world (0.." + (world.npes() - 1) + ")");
       }
     } catch (ApiError e) {
-      HttpErrors.send(rc.response(), e);
+      ErrorResponses.send(rc.response(), e);
       return;
     }
     preparer.prepare(request, null)
@@ -100,7 +101,7 @@ final class MicroServingHandler {
             PromptPreparer.generation(request.user(), p.ids(), request), begin, end, slots,
             recvRank, world.shipper()), rc.vertx().getOrCreateContext()))
         .onSuccess(v -> json(rc, new JsonObject()))
-        .onFailure(e -> HttpErrors.send(rc.response(), e));
+        .onFailure(e -> ErrorResponses.send(rc.response(), e));
   }
 
   void startGenerate(RoutingContext rc) {
@@ -118,12 +119,12 @@ final class MicroServingHandler {
       JsonObject body = CompletionRequest.parseObject(rc.body().buffer());
       user = JsonFields.requireString(body, "user");
     } catch (ApiError e) {
-      HttpErrors.send(rc.response(), e);
+      ErrorResponses.send(rc.response(), e);
       return;
     }
     io.vertx.core.Future.fromCompletionStage(engine.release(user), rc.vertx().getOrCreateContext())
         .onSuccess(released -> json(rc, new JsonObject().put("user", user).put("released", released)))
-        .onFailure(e -> HttpErrors.send(rc.response(), e));
+        .onFailure(e -> ErrorResponses.send(rc.response(), e));
   }
 
   private static void json(RoutingContext rc, JsonObject body) {

@@ -1,8 +1,9 @@
 package dev.tandem.router.api;
 
+import dev.tandem.api.ErrorResponses;
 import dev.tandem.api.ApiError;
-import dev.tandem.fleet.Addresses;
-import dev.tandem.router.RouterMetrics;
+import dev.tandem.bus.Addresses;
+import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.router.upstream.Cancellation;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -102,8 +103,8 @@ public final class BusCompletionsEndpoint {
   }
 
   private void failReply(Message<Object> msg, Throwable error) {
-    ErrorMapper.Mapped m = ErrorMapper.map(error);
-    metrics.requestEnded(m.status());
-    msg.fail(m.status(), m.body().encode());
+    ApiError e = ErrorResponses.typed(error);
+    metrics.requestEnded(e.status());
+    msg.fail(e.status(), e.toJson().encode());
   }
 }

@@ -1,5 +1,7 @@
 package dev.tandem.router.api;
 
+import dev.tandem.api.ErrorResponses;
+import dev.tandem.api.ApiError;
 import dev.tandem.router.dispatch.ClientChunk;
 import dev.tandem.router.dispatch.ClientOutput;
 import io.vertx.core.Handler;
@@ -34,8 +36,8 @@ final class BusOutputs {
     public void fail(Throwable error) {
       if (!done) {
         done = true;
-        ErrorMapper.Mapped m = ErrorMapper.map(error);
-        request.fail(m.status(), m.body().encode());
+        ApiError e = ErrorResponses.typed(error);
+        request.fail(e.status(), e.toJson().encode());
       }
     }
   }
@@ -87,8 +89,8 @@ final class BusOutputs {
     public void fail(Throwable error) {
       if (!done) {
         done = true;
-        ErrorMapper.Mapped m = ErrorMapper.map(error);
-        bus.send(address, m.body().put("status", m.status()));
+        ApiError e = ErrorResponses.typed(error);
+        bus.send(address, e.toJson().put("status", e.status()));
       }
     }
   }

@@ -2,9 +2,8 @@ package dev.tandem.router.api;
 
 import dev.tandem.api.ApiError;
 import dev.tandem.api.CompletionRequest;
-import dev.tandem.router.ModelInfo;
-import dev.tandem.router.RouterMetrics;
-import dev.tandem.router.RouterOptions;
+import dev.tandem.router.metrics.RouterMetrics;
+import dev.tandem.config.RouterOptions;
 import dev.tandem.router.dispatch.ClientOutput;
 import dev.tandem.router.dispatch.CompletionFlow;
 import dev.tandem.router.dispatch.CompletionJob;
@@ -108,7 +107,7 @@ public final class CompletionService {
   /** Runs the job to its end; the output has been completed or failed when this completes. */
   public Future<Void> execute(CompletionJob job, ClientOutput output) {
     return new CompletionFlow(vertx, job, dispatcher, output, limits, metrics, deliveredTokens).run()
-        .andThen(ar -> metrics.requestEnded(ar.succeeded() ? 200 : ErrorMapper.statusOf(ar.cause())));
+        .andThen(ar -> metrics.requestEnded(ar.succeeded() ? 200 : ApiError.from(ar.cause()).status()));
   }
 
   private Future<String> echoText(CompletionRequest r, int[] tokens) {

@@ -2,7 +2,6 @@ package dev.tandem.router.api;
 
 import dev.tandem.api.ApiError;
 import dev.tandem.api.CompletionRequest;
-import dev.tandem.router.ModelInfo;
 import io.vertx.core.json.JsonObject;
 
 /**

@@ -1,7 +1,8 @@
 package dev.tandem.router.api;
 
+import dev.tandem.api.ErrorResponses;
 import dev.tandem.api.ApiError;
-import dev.tandem.router.RouterMetrics;
+import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.router.dispatch.ClientOutput;
 import dev.tandem.router.upstream.Cancellation;
 import io.vertx.core.Handler;
@@ -31,18 +32,18 @@ final class CompletionsHandler implements Handler<RoutingContext> {
     try {
       body = ctx.body().asJsonObject();
     } catch (RuntimeException e) {
-      metrics.requestEnded(HttpErrors.send(response, ApiError.invalid(null, "invalid_json", "the body is not valid JSON: " + e.getMessage())));
+      metrics.requestEnded(ErrorResponses.send(response, ApiError.invalid(null, "invalid_json", "the body is not valid JSON: " + e.getMessage())));
       return;
     }
     if (body == null) {
-      metrics.requestEnded(HttpErrors.send(response, ApiError.invalid(null, "invalid_json", "the body must be a JSON object")));
+      metrics.requestEnded(ErrorResponses.send(response, ApiError.invalid(null, "invalid_json", "the body must be a JSON object")));
       return;
     }
     Cancellation cancellation = new Cancellation();
     response.closeHandler(v -> cancellation.cancel());
     service.prepare(body, cancellation).onComplete(ar -> {
       if (ar.failed()) {
-        metrics.requestEnded(HttpErrors.send(response, ar.cause()));
+        metrics.requestEnded(ErrorResponses.send(response, ar.cause()));
         return;
       }
       ClientOutput output = ar.result().stream()

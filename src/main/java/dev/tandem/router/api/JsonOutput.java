@@ -1,5 +1,6 @@
 package dev.tandem.router.api;
 
+import dev.tandem.api.ErrorResponses;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
@@ -23,6 +24,6 @@ final class JsonOutput implements WholeAnswerOutput {
 
   @Override
   public void fail(Throwable error) {
-    HttpErrors.send(response, error);
+    ErrorResponses.send(response, error);
   }
 }

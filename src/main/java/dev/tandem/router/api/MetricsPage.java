@@ -1,8 +1,8 @@
 package dev.tandem.router.api;
 
-import dev.tandem.fleet.EngineState;
-import dev.tandem.fleet.EngineStatus;
-import dev.tandem.router.RouterMetrics;
+import dev.tandem.bus.EngineState;
+import dev.tandem.bus.EngineStatus;
+import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.router.policy.LoadGauges;
 import dev.tandem.router.registry.EngineRegistry;
 import java.util.Map;

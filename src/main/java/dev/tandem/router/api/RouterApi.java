@@ -1,9 +1,10 @@
 package dev.tandem.router.api;
 
-import dev.tandem.fleet.Addresses;
-import dev.tandem.router.ModelInfo;
-import dev.tandem.router.RouterMetrics;
-import dev.tandem.router.RouterOptions;
+import dev.tandem.api.ApiError;
+import dev.tandem.api.ErrorResponses;
+import dev.tandem.bus.Addresses;
+import dev.tandem.router.metrics.RouterMetrics;
+import dev.tandem.config.RouterOptions;
 import dev.tandem.router.policy.LoadGauges;
 import dev.tandem.router.registry.EngineRegistry;
 import io.vertx.core.Vertx;
@@ -62,7 +63,7 @@ public final class RouterApi {
         ctx.request().method() + " is not allowed on " + ctx.request().path()));
     router.errorHandler(413, ctx -> error(ctx, 413, "request_too_large",
         "the request body is larger than " + options.getMaxBodyBytes() + " bytes"));
-    router.errorHandler(500, ctx -> HttpErrors.send(ctx.response(),
+    router.errorHandler(500, ctx -> ErrorResponses.send(ctx.response(),
         ctx.failure() == null ? new IllegalStateException("internal error") : ctx.failure()));
     return router;
   }
@@ -84,7 +85,7 @@ public final class RouterApi {
 
   private static void error(RoutingContext ctx, int status, String code, String message) {
     if (!ctx.response().ended()) {
-      json(ctx, status, ErrorMapper.body(message, "invalid_request_error", null, code));
+      json(ctx, status, ApiError.body(message, ApiError.INVALID_REQUEST, null, code));
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.tandem.router.api;
 
+import dev.tandem.api.ErrorResponses;
 import dev.tandem.router.dispatch.ClientChunk;
 import dev.tandem.router.dispatch.ClientOutput;
 import io.vertx.core.Handler;
@@ -76,9 +77,9 @@ final class SseOutput implements ClientOutput {
     }
     done = true;
     if (!response.headWritten()) {
-      HttpErrors.send(response, error);
+      ErrorResponses.send(response, error);
       return;
     }
-    response.end("data: " + ErrorMapper.map(error).body().encode() + "\n\n");
+    response.end("data: " + ErrorResponses.typed(error).toJson().encode() + "\n\n");
   }
 }

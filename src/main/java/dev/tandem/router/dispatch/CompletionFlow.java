@@ -1,6 +1,6 @@
 package dev.tandem.router.dispatch;
 
-import dev.tandem.router.RouterMetrics;
+import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.router.upstream.ClientGoneException;
 import dev.tandem.router.upstream.UpstreamException;
 import io.vertx.core.Future;

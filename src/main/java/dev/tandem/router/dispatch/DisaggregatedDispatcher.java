@@ -1,7 +1,7 @@
 package dev.tandem.router.dispatch;
 
-import dev.tandem.fleet.EngineStatus;
-import dev.tandem.router.RouterMetrics;
+import dev.tandem.bus.EngineStatus;
+import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.router.policy.EngineSnapshot;
 import dev.tandem.router.policy.KvWindow;
 import dev.tandem.router.upstream.Cancellation;

@@ -1,7 +1,7 @@
 package dev.tandem.router.dispatch;
 
-import dev.tandem.router.RouterMetrics;
-import dev.tandem.router.RouterOptions;
+import dev.tandem.router.metrics.RouterMetrics;
+import dev.tandem.config.RouterOptions;
 import dev.tandem.router.policy.RoutePolicy;
 import dev.tandem.router.registry.EngineRegistry;
 import dev.tandem.router.upstream.EngineClient;

@@ -1,8 +1,8 @@
 package dev.tandem.router.dispatch;
 
-import dev.tandem.fleet.EngineStatus;
-import dev.tandem.router.RouterMetrics;
-import dev.tandem.router.RouterOptions;
+import dev.tandem.bus.EngineStatus;
+import dev.tandem.router.metrics.RouterMetrics;
+import dev.tandem.config.RouterOptions;
 import dev.tandem.router.policy.EngineSnapshot;
 import dev.tandem.router.policy.RoutePolicy;
 import dev.tandem.router.registry.EngineRegistry;

@@ -1,6 +1,6 @@
 package dev.tandem.router.dispatch;
 
-import dev.tandem.fleet.EngineStatus;
+import dev.tandem.bus.EngineStatus;
 import dev.tandem.router.policy.EngineSnapshot;
 import io.vertx.core.Future;
 

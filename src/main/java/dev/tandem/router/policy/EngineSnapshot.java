@@ -1,6 +1,6 @@
 package dev.tandem.router.policy;
 
-import dev.tandem.fleet.EngineRole;
+import dev.tandem.bus.EngineRole;
 
 /**
  * What a policy sees of one engine at one moment: identity, role, whether it is usable now, the

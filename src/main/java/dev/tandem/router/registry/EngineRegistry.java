@@ -1,7 +1,7 @@
 package dev.tandem.router.registry;
 
-import dev.tandem.fleet.EngineState;
-import dev.tandem.fleet.EngineStatus;
+import dev.tandem.bus.EngineState;
+import dev.tandem.bus.EngineStatus;
 import dev.tandem.router.policy.EngineSnapshot;
 import dev.tandem.router.policy.LoadGauges;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.tandem.router.registry;
 
-import dev.tandem.fleet.Addresses;
-import dev.tandem.fleet.EngineStatus;
+import dev.tandem.bus.Addresses;
+import dev.tandem.bus.EngineStatus;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;

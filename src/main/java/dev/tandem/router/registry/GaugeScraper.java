@@ -1,6 +1,6 @@
 package dev.tandem.router.registry;
 
-import dev.tandem.fleet.EngineStatus;
+import dev.tandem.bus.EngineStatus;
 import dev.tandem.router.policy.LoadGauges;
 import dev.tandem.router.upstream.EngineClient;
 import io.vertx.core.Future;

@@ -1,13 +1,13 @@
 package dev.tandem.router.upstream;
 
-import dev.tandem.router.RouterException;
+import dev.tandem.api.ApiError;
 
 /**
  * A failed call to an engine. {@link Kind} says what happened and so whether another engine may
  * be tried: an engine's 4xx is the request's fault and is kept (status and message) for the
  * client; everything else is the engine's or the network's fault and is retriable elsewhere.
  */
-public final class UpstreamException extends RouterException {
+public final class UpstreamException extends ApiError {
 
   private static final long serialVersionUID = 1L;
 
@@ -33,7 +33,7 @@ public final class UpstreamException extends RouterException {
 
   private UpstreamException(Kind kind, int engineId, int status, String type, String code,
       String param, String message, Throwable cause) {
-    super(status, type, code, param, message, cause);
+    super(status, type, message, param, code, cause, kind == Kind.BUSY ? 1 : 0);
     this.kind = kind;
     this.engineId = engineId;
   }
@@ -89,12 +89,6 @@ public final class UpstreamException extends RouterException {
   /** Another engine may succeed where this one failed. */
   public boolean retriable() {
     return kind != Kind.REJECTED;
-  }
-
-  /** A client told to wait should retry after this many seconds (busy engines only). */
-  @Override
-  public int retryAfterSeconds() {
-    return kind == Kind.BUSY ? 1 : 0;
   }
 
   private static String describe(Throwable t) {

@@ -1,6 +1,6 @@
 package dev.tandem.world.transport;
 
-import dev.tandem.engine.kv.KvRows;
+import dev.tandem.kv.KvRows;
 import dev.tandem.world.transport.KvWire.Greeting;
 import dev.tandem.world.transport.KvWire.Header;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package dev.tandem.world.transport;
 
-import dev.tandem.engine.kv.KvRows;
+import dev.tandem.kv.KvRows;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;

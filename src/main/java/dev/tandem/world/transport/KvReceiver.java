@@ -1,6 +1,6 @@
 package dev.tandem.world.transport;
 
-import dev.tandem.engine.kv.KvReceiveTarget;
+import dev.tandem.kv.KvReceiveTarget;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,6 +1,6 @@
 package dev.tandem.world.transport;
 
-import dev.tandem.engine.kv.KvTransferException;
+import dev.tandem.kv.KvTransferException;
 import dev.tandem.world.transport.KvReceiver.ReceiverPolicy;
 import dev.tandem.world.transport.KvWire.Greeting;
 import dev.tandem.world.transport.KvWire.Header;

@@ -1,6 +1,6 @@
 package dev.tandem.world.transport;
 
-import dev.tandem.engine.kv.KvTransferException;
+import dev.tandem.kv.KvTransferException;
 import java.net.InetSocketAddress;
 
 /** Where a PE's KV receiver listens; the world's PE table behind it may change when engines restart. */

@@ -1,8 +1,8 @@
 package dev.tandem.world.transport;
 
-import dev.tandem.engine.kv.KvRows;
-import dev.tandem.engine.kv.KvShipper;
-import dev.tandem.engine.kv.KvTransferException;
+import dev.tandem.kv.KvRows;
+import dev.tandem.kv.KvShipper;
+import dev.tandem.kv.KvTransferException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Deque;

@@ -3,7 +3,6 @@ package dev.tandem.engine.model;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.tandem.engine.kv.ArrayKvStore;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

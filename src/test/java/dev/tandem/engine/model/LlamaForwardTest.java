@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.engine.kv.ArrayKvStore;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.IntStream;

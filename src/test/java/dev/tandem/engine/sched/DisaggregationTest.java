@@ -10,8 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.api.ApiError;
 import dev.tandem.engine.kv.KvAppendMetadata;
-import dev.tandem.engine.kv.KvRows;
-import dev.tandem.engine.kv.KvTransferException;
+import dev.tandem.kv.KvRows;
+import dev.tandem.kv.KvTransferException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

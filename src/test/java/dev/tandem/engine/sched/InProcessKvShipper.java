@@ -1,9 +1,9 @@
 package dev.tandem.engine.sched;
 
-import dev.tandem.engine.kv.KvReceiveTarget;
-import dev.tandem.engine.kv.KvRows;
-import dev.tandem.engine.kv.KvShipper;
-import dev.tandem.engine.kv.KvTransferException;
+import dev.tandem.kv.KvReceiveTarget;
+import dev.tandem.kv.KvRows;
+import dev.tandem.kv.KvShipper;
+import dev.tandem.kv.KvTransferException;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 

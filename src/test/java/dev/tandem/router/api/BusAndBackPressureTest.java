@@ -8,11 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.config.RouterMode;
-import dev.tandem.fleet.Addresses;
-import dev.tandem.fleet.EngineRole;
-import dev.tandem.fleet.EngineState;
-import dev.tandem.router.ModelInfo;
-import dev.tandem.router.RouterOptions;
+import dev.tandem.bus.Addresses;
+import dev.tandem.bus.EngineRole;
+import dev.tandem.bus.EngineState;
+import dev.tandem.config.RouterOptions;
 import dev.tandem.router.testing.FaultInjectingFakeEngine;
 import dev.tandem.router.testing.RouterHarness;
 import io.vertx.core.Vertx;

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.tandem.api.ApiError;
-import dev.tandem.router.ModelInfo;
 import org.junit.jupiter.api.Test;
 
 /** The router's token checks mirror the engine's (Engine.checkPrompt); field checks are the engine's own class. */

@@ -10,11 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.fleet.EngineRole;
-import dev.tandem.fleet.EngineState;
-import dev.tandem.router.ModelInfo;
+import dev.tandem.bus.EngineRole;
+import dev.tandem.bus.EngineState;
+import dev.tandem.router.api.ModelInfo;
 import dev.tandem.config.RouterMode;
-import dev.tandem.router.RouterOptions;
+import dev.tandem.config.RouterOptions;
 import dev.tandem.router.testing.FaultInjectingFakeEngine;
 import dev.tandem.router.testing.FaultInjectingFakeEngine.Behavior;
 import dev.tandem.router.testing.FaultInjectingFakeEngine.Received;

@@ -2,10 +2,9 @@ package dev.tandem.router.it;
 
 import dev.tandem.config.RouterConfig;
 import dev.tandem.config.RouterMode;
-import dev.tandem.fleet.Addresses;
-import dev.tandem.router.RouterOptions;
+import dev.tandem.bus.Addresses;
+import dev.tandem.config.RouterOptions;
 import dev.tandem.router.RouterVerticle;
-import dev.tandem.router.TandemRouterFactory;
 import dev.tandem.router.registry.PrometheusText;
 import dev.tandem.supervisor.SupervisorVerticle;
 import dev.tandem.supervisor.TokenizerLoader;
@@ -57,7 +56,7 @@ final class TandemFleet implements AutoCloseable {
         .setRestartBackoff(Duration.ofMillis(200));
     SupervisorVerticle sv = new SupervisorVerticle(config, (cfg, tok) -> {
       tokenizer = tok;
-      return RouterVerticle.forModelDir(routerOptions.apply(TandemRouterFactory.options(cfg)),
+      return RouterVerticle.forModelDir(routerOptions.apply(cfg.routerOptions()),
           cfg.getModel(), Path.of(cfg.getModel()), cfg.getEngineOverrides(), tok);
     }, TokenizerLoader.djl(), null);
     supervisor = await(vertx.deployVerticle(sv), 150);

@@ -3,7 +3,7 @@ package dev.tandem.router.policy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.fleet.EngineRole;
+import dev.tandem.bus.EngineRole;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

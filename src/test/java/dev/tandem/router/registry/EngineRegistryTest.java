@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.fleet.EngineRole;
-import dev.tandem.fleet.EngineState;
-import dev.tandem.fleet.EngineStatus;
+import dev.tandem.bus.EngineRole;
+import dev.tandem.bus.EngineState;
+import dev.tandem.bus.EngineStatus;
 import dev.tandem.router.policy.EngineSnapshot;
 import dev.tandem.router.policy.LoadGauges;
 import java.util.List;

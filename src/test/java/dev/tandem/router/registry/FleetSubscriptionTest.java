@@ -2,10 +2,10 @@ package dev.tandem.router.registry;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.tandem.fleet.Addresses;
-import dev.tandem.fleet.EngineRole;
-import dev.tandem.fleet.EngineState;
-import dev.tandem.fleet.EngineStatus;
+import dev.tandem.bus.Addresses;
+import dev.tandem.bus.EngineRole;
+import dev.tandem.bus.EngineState;
+import dev.tandem.bus.EngineStatus;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

@@ -1,11 +1,11 @@
 package dev.tandem.router.testing;
 
-import dev.tandem.fleet.Addresses;
-import dev.tandem.fleet.EngineRole;
-import dev.tandem.fleet.EngineState;
-import dev.tandem.fleet.EngineStatus;
-import dev.tandem.router.ModelInfo;
-import dev.tandem.router.RouterOptions;
+import dev.tandem.bus.Addresses;
+import dev.tandem.bus.EngineRole;
+import dev.tandem.bus.EngineState;
+import dev.tandem.bus.EngineStatus;
+import dev.tandem.router.api.ModelInfo;
+import dev.tandem.config.RouterOptions;
 import dev.tandem.router.RouterVerticle;
 import dev.tandem.tokenizer.TextTokenizer;
 import io.vertx.core.Context;

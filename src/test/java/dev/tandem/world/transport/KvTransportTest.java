@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.engine.kv.KvRows;
-import dev.tandem.engine.kv.KvTransferException;
+import dev.tandem.kv.KvRows;
+import dev.tandem.kv.KvTransferException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;

@@ -1,8 +1,8 @@
 package dev.tandem.world.transport;
 
-import dev.tandem.engine.kv.KvReceiveTarget;
-import dev.tandem.engine.kv.KvRows;
-import dev.tandem.engine.kv.KvTransferException;
+import dev.tandem.kv.KvReceiveTarget;
+import dev.tandem.kv.KvRows;
+import dev.tandem.kv.KvTransferException;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,4 +1,5 @@
-package dev.tandem.fleet;
+package dev.tandem.bus;
+
 
 /** Event-bus addresses, all in one place. Bodies are JSON so they work on a clustered bus. */
 public final class Addresses {

@@ -1,4 +1,4 @@
-package dev.tandem.router;
+package dev.tandem.router.metrics;
 
 import java.util.Map;
 import java.util.TreeMap;

@@ -1,4 +1,4 @@
-package dev.tandem.engine.kv;
+package dev.tandem.kv;
 
 /** A KV transfer that was refused or broke; the message says which check failed. */
 public class KvTransferException extends Exception {

@@ -1,10 +1,10 @@
-package dev.tandem.router;
+package dev.tandem.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.config.RouterMode;
+import dev.tandem.router.api.ModelInfo;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

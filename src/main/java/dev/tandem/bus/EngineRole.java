@@ -1,4 +1,4 @@
-package dev.tandem.fleet;
+package dev.tandem.bus;
 
 /** What the router may use an engine for. */
 public enum EngineRole {

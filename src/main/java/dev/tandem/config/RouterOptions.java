@@ -1,6 +1,5 @@
-package dev.tandem.router;
+package dev.tandem.config;
 
-import dev.tandem.config.RouterMode;
 import io.vertx.core.json.JsonObject;
 
 /**

@@ -1,4 +1,5 @@
-package dev.tandem.engine.kv;
+package dev.tandem.kv;
+
 
 /** The receiving engine's side of a KV transfer; implemented by the engine, called by the transport. */
 public interface KvReceiveTarget {

@@ -1,7 +1,7 @@
 package dev.tandem.supervisor;
 
 import dev.tandem.config.RouterConfig;
-import dev.tandem.fleet.Addresses;
+import dev.tandem.bus.Addresses;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -13,8 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Stands in for the real RouterVerticle until one is registered (see
- * {@link RouterVerticleFactory}): {@code GET /health}, {@code GET /v1/models} and {@code GET /fleet}
+ * A router for supervisor tests that need no real one: {@code GET /health}, {@code GET /v1/models} and {@code GET /fleet}
  * (every engine's latest status, from the supervisor over the event bus). Everything else is a 404
  * in the OpenAI error shape.
  */
@@ -27,7 +26,7 @@ public final class StandInRouterVerticle extends VerticleBase {
     this.config = config;
   }
 
-  static RouterVerticleFactory factory() {
+  public static RouterVerticleFactory factory() {
     return (config, tokenizer) -> new StandInRouterVerticle(config);
   }
 

@@ -1,4 +1,4 @@
-package dev.tandem.engine.kv;
+package dev.tandem.engine.model;
 
 /**
  * The flat K/V storage of one engine, addressed by slot ({@code slot = page * 16 + offset}).

@@ -1,4 +1,4 @@
-package dev.tandem.router;
+package dev.tandem.router.api;
 
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.tandem.fleet;
+package dev.tandem.bus;
 
 /** Lifecycle of one engine child process. */
 public enum EngineState {

@@ -1,4 +1,4 @@
-package dev.tandem.engine.kv;
+package dev.tandem.kv;
 
 import java.util.concurrent.CompletableFuture;
 

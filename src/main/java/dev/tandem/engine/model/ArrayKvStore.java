@@ -1,10 +1,8 @@
-package dev.tandem.engine.kv;
-
-import dev.tandem.engine.model.LlamaConfig;
+package dev.tandem.engine.model;
 
 /**
  * Flat K/V arrays for a fixed number of slots, with no page allocation: for driving the model
- * directly (model tests, the throughput benchmark). The engine uses {@link PagedKvCache}.
+ * directly (model tests, the throughput benchmark). The engine uses its paged cache ({@code engine.kv.PagedKvCache}).
  */
 public final class ArrayKvStore implements KvStore {
   private final int kvDim;

@@ -1,4 +1,4 @@
-package dev.tandem.fleet;
+package dev.tandem.bus;
 
 import io.vertx.core.json.JsonObject;
 

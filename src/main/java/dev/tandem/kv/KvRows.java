@@ -1,4 +1,4 @@
-package dev.tandem.engine.kv;
+package dev.tandem.kv;
 
 /**
  * K/V rows of {@code numTokens} consecutive positions: {@code keys[layer]} and {@code values[layer]}
