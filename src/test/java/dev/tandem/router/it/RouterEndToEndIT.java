@@ -60,10 +60,9 @@ class RouterEndToEndIT {
   @BeforeAll
   static void startFleet() throws Exception {
     Path model = TandemFleet.tinyModel(dir);
-    fleet = TandemFleet.start(model, dir, null, o -> o.setMetricsIntervalMs(250));
+    fleet = TandemFleet.start(model, dir, null, o -> o);
     disagg = fleet.routerPort();
-    roundRobin = fleet.deployRouter(new RouterOptions().setMode(RouterMode.ROUND_ROBIN)
-        .setMetricsIntervalMs(250));
+    roundRobin = fleet.deployRouter(new RouterOptions().setMode(RouterMode.ROUND_ROBIN));
   }
 
   @AfterAll
