@@ -47,9 +47,7 @@ public final class RouterApi {
       }
       json(ctx, ready ? 200 : 503, body);
     });
-    router.get("/metrics").handler(ctx -> ctx.response()
-        .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
-        .end(MetricsPage.render(registry, metrics)));
+    router.get("/metrics").handler(MetricsPage.handler(registry, metrics));
     router.get("/admin/engines").handler(ctx -> json(ctx, 200, engines(registry, metrics)));
     // The supervisor's own view of the fleet (every engine's latest status, pids included).
     router.get("/fleet").handler(ctx -> vertx.eventBus().<Object>request(Addresses.FLEET_QUERY,
