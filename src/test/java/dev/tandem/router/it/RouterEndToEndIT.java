@@ -184,6 +184,26 @@ class RouterEndToEndIT {
   }
 
   @Test
+  @Order(2)
+  void eachEnginesLoadReachesBothRoutersOverTheBus() {
+    // builtin engine -> its EngineVerticle (POST /debug/dump_engine_metrics) -> tandem.engine.load
+    for (int port : new int[] {disagg, roundRobin}) {
+      TandemFleet.waitUntil(() -> new JsonObject(fleet.get(port, "/admin/engines").body())
+          .getJsonArray("engines").stream().allMatch(o -> ((JsonObject) o).containsKey("load")),
+          5_000, "load reports of every engine on router " + port);
+      JsonArray engines = new JsonObject(fleet.get(port, "/admin/engines").body()).getJsonArray("engines");
+      for (int e = 0; e < 3; e++) {
+        JsonObject load = engines.getJsonObject(e).getJsonObject("load");
+        assertNotNull(load, "engine " + e + " on router " + port + ": " + engines.getJsonObject(e));
+        assertEquals(fleet.engineMetric(e, "tandem_engine_kv_pages_total"),
+            load.getLong("kvPagesTotal").doubleValue(), "engine " + e);
+        assertEquals(250, load.getLong("periodMs"));
+        assertTrue(load.getJsonObject("metrics").containsKey("prompt_tokens_sum"), load.encode());
+      }
+    }
+  }
+
+  @Test
   @Order(3)
   void hundredConcurrentRequestsSpreadOverTheDecodeEngines() throws Exception {
     double before1 = fleet.engineMetric(1, "tandem_engine_start_generate_total");
