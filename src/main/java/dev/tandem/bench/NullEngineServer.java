@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A NULL ENGINE for measuring proxies and routers: it speaks the engine's HTTP API
- * ({@code /v1/models}, {@code /health}, {@code /metrics}, {@code /v1/completions} streaming or
- * not) but has no model. Each answer is {@code max_tokens} one-character tokens on a fixed
+ * ({@code /v1/models}, {@code /health}, {@code /metrics}, {@code /debug/dump_engine_metrics} — where
+ * an EngineVerticle reads its load —, {@code /v1/completions} streaming or not) but has no model. Each answer is {@code max_tokens} one-character tokens on a fixed
  * schedule (first token after {@code firstTokenMs}, then one every {@code tokenGapMs}), so the
  * upstream's time is known and nearly constant and what a proxy adds stands out. Its final usage
  * record carries its own {@code ttft_s} / {@code end_to_end_latency_s} as MLC engines do.
@@ -28,7 +28,7 @@ public final class NullEngineServer extends VerticleBase {
   private final AtomicInteger running;
   private HttpServer server;
 
-  /** @param running shared by every instance, shown as the running gauge on /metrics */
+  /** @param running shared by every instance, shown as the running gauge */
   public NullEngineServer(String host, int port, long firstTokenMs, long tokenGapMs, AtomicInteger running) {
     this.host = host;
     this.port = port;
@@ -56,6 +56,9 @@ public final class NullEngineServer extends VerticleBase {
       case "/metrics" -> req.response().putHeader("content-type", "text/plain; version=0.0.4")
           .end("tandem_engine_running " + running.get() + "\ntandem_engine_waiting 0\n"
               + "tandem_engine_kv_pages_free 100000\ntandem_engine_kv_pages_total 100000\n");
+      case "/debug/dump_engine_metrics" -> req.response().putHeader("content-type", "application/json")
+          .end(new JsonObject().put("metrics", new JsonObject().put("running", running.get())
+              .put("waiting", 0).put("kv_pages_free", 100_000).put("kv_pages_total", 100_000)).encode());
       case "/v1/completions" -> req.body().onSuccess(buf -> {
         JsonObject body;
         try {

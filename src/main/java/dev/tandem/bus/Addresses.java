@@ -1,10 +1,14 @@
 package dev.tandem.bus;
 
-
 /** Event-bus addresses, all in one place. Bodies are JSON so they work on a clustered bus. */
 public final class Addresses {
   /** Published by each EngineVerticle on every state change: {@link EngineStatus#toJson()}. */
   public static final String ENGINE_STATUS = "tandem.engine.status";
+  /**
+   * Published by each READY EngineVerticle once per load-report period:
+   * {@link LoadReport#toJson()}. The router balances on these and never polls engines itself.
+   */
+  public static final String ENGINE_LOAD = "tandem.engine.load";
   /** Request/reply: answers the current status of every engine (supervisor's view). */
   public static final String FLEET_QUERY = "tandem.fleet.query";
   /** Request/reply and streaming completions served by the router. */

@@ -54,6 +54,10 @@ public final class ConfigValidator {
     positive("--health-timeout", config.getHealthTimeout());
     positive("--stop-grace", config.getStopGrace());
     positive("restartBackoffMs", config.getRestartBackoff());
+    if (config.getLoadReportInterval().isNegative()) {
+      throw new ConfigException("loadReportIntervalMs must be 0 (off) or positive, not "
+          + config.getLoadReportInterval().toMillis() + " ms");
+    }
     if (config.getRestartBackoffMax().compareTo(config.getRestartBackoff()) < 0) {
       throw new ConfigException("restartBackoffMaxMs must not be below restartBackoffMs");
     }

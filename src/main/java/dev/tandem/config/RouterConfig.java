@@ -41,6 +41,8 @@ public final class RouterConfig {
   public static final Duration DEFAULT_HEALTH_TIMEOUT = Duration.ofSeconds(3);
   /** Consecutive failed health probes after which a running engine is UNHEALTHY. */
   public static final int DEFAULT_HEALTH_FAILURES = 3;
+  /** How often each engine's load is read and published on the bus (0: never). */
+  public static final Duration DEFAULT_LOAD_REPORT_INTERVAL = Duration.ofSeconds(1);
   public static final Duration DEFAULT_RESTART_BACKOFF = Duration.ofMillis(500);
   public static final Duration DEFAULT_RESTART_BACKOFF_MAX = Duration.ofSeconds(30);
   /** Consecutive failed restarts after which an engine is FAILED (a manual restart revives it). */
@@ -70,6 +72,7 @@ public final class RouterConfig {
   private Duration healthInterval = DEFAULT_HEALTH_INTERVAL;
   private Duration healthTimeout = DEFAULT_HEALTH_TIMEOUT;
   private int healthFailures = DEFAULT_HEALTH_FAILURES;
+  private Duration loadReportInterval = DEFAULT_LOAD_REPORT_INTERVAL;
   private Duration restartBackoff = DEFAULT_RESTART_BACKOFF;
   private Duration restartBackoffMax = DEFAULT_RESTART_BACKOFF_MAX;
   private int restartLimit = DEFAULT_RESTART_LIMIT;
@@ -108,6 +111,7 @@ public final class RouterConfig {
     healthInterval = in.millis("healthIntervalMs", DEFAULT_HEALTH_INTERVAL);
     healthTimeout = in.millis("healthTimeoutMs", DEFAULT_HEALTH_TIMEOUT);
     healthFailures = in.integer("healthFailures", DEFAULT_HEALTH_FAILURES);
+    loadReportInterval = in.millis("loadReportIntervalMs", DEFAULT_LOAD_REPORT_INTERVAL);
     restartBackoff = in.millis("restartBackoffMs", DEFAULT_RESTART_BACKOFF);
     restartBackoffMax = in.millis("restartBackoffMaxMs", DEFAULT_RESTART_BACKOFF_MAX);
     restartLimit = in.integer("restartLimit", DEFAULT_RESTART_LIMIT);
@@ -146,6 +150,7 @@ public final class RouterConfig {
     json.put("healthIntervalMs", healthInterval.toMillis());
     json.put("healthTimeoutMs", healthTimeout.toMillis());
     json.put("healthFailures", healthFailures);
+    json.put("loadReportIntervalMs", loadReportInterval.toMillis());
     json.put("restartBackoffMs", restartBackoff.toMillis());
     json.put("restartBackoffMaxMs", restartBackoffMax.toMillis());
     json.put("restartLimit", restartLimit);
@@ -258,6 +263,8 @@ public final class RouterConfig {
   public RouterConfig setHealthTimeout(Duration timeout) { this.healthTimeout = Objects.requireNonNull(timeout); return this; }
   public int getHealthFailures() { return healthFailures; }
   public RouterConfig setHealthFailures(int failures) { this.healthFailures = failures; return this; }
+  public Duration getLoadReportInterval() { return loadReportInterval; }
+  public RouterConfig setLoadReportInterval(Duration interval) { this.loadReportInterval = Objects.requireNonNull(interval); return this; }
   public Duration getRestartBackoff() { return restartBackoff; }
   public RouterConfig setRestartBackoff(Duration backoff) { this.restartBackoff = Objects.requireNonNull(backoff); return this; }
   public Duration getRestartBackoffMax() { return restartBackoffMax; }

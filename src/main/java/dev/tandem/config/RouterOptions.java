@@ -33,8 +33,6 @@ public final class RouterOptions {
   /** Longest silence between two chunks of a running generation. */
   public static final long DEFAULT_CHUNK_IDLE_TIMEOUT_MS = 30_000;
   public static final long DEFAULT_RELEASE_TIMEOUT_MS = 5_000;
-  public static final long DEFAULT_METRICS_INTERVAL_MS = 1_000;
-  public static final long DEFAULT_METRICS_TIMEOUT_MS = 1_000;
   public static final int DEFAULT_MAX_CONNECTIONS_PER_ENGINE = 1_024;
   public static final int DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
   public static final int DEFAULT_RETRY_AFTER_SECONDS = 1;
@@ -56,8 +54,6 @@ public final class RouterOptions {
   private long startGenerateTimeoutMs = DEFAULT_START_GENERATE_TIMEOUT_MS;
   private long chunkIdleTimeoutMs = DEFAULT_CHUNK_IDLE_TIMEOUT_MS;
   private long releaseTimeoutMs = DEFAULT_RELEASE_TIMEOUT_MS;
-  private long metricsIntervalMs = DEFAULT_METRICS_INTERVAL_MS;
-  private long metricsTimeoutMs = DEFAULT_METRICS_TIMEOUT_MS;
   private int maxConnectionsPerEngine = DEFAULT_MAX_CONNECTIONS_PER_ENGINE;
   private int maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
   private int retryAfterSeconds = DEFAULT_RETRY_AFTER_SECONDS;
@@ -80,8 +76,6 @@ public final class RouterOptions {
     startGenerateTimeoutMs = json.getLong("startGenerateTimeoutMs", DEFAULT_START_GENERATE_TIMEOUT_MS);
     chunkIdleTimeoutMs = json.getLong("chunkIdleTimeoutMs", DEFAULT_CHUNK_IDLE_TIMEOUT_MS);
     releaseTimeoutMs = json.getLong("releaseTimeoutMs", DEFAULT_RELEASE_TIMEOUT_MS);
-    metricsIntervalMs = json.getLong("metricsIntervalMs", DEFAULT_METRICS_INTERVAL_MS);
-    metricsTimeoutMs = json.getLong("metricsTimeoutMs", DEFAULT_METRICS_TIMEOUT_MS);
     maxConnectionsPerEngine = json.getInteger("maxConnectionsPerEngine", DEFAULT_MAX_CONNECTIONS_PER_ENGINE);
     maxBodyBytes = json.getInteger("maxBodyBytes", DEFAULT_MAX_BODY_BYTES);
     retryAfterSeconds = json.getInteger("retryAfterSeconds", DEFAULT_RETRY_AFTER_SECONDS);
@@ -96,8 +90,8 @@ public final class RouterOptions {
         .put("prepRecvTimeoutMs", prepRecvTimeoutMs).put("remoteSendTimeoutMs", remoteSendTimeoutMs)
         .put("firstChunkTimeoutMs", firstChunkTimeoutMs)
         .put("startGenerateTimeoutMs", startGenerateTimeoutMs).put("chunkIdleTimeoutMs", chunkIdleTimeoutMs)
-        .put("releaseTimeoutMs", releaseTimeoutMs).put("metricsIntervalMs", metricsIntervalMs)
-        .put("metricsTimeoutMs", metricsTimeoutMs).put("maxConnectionsPerEngine", maxConnectionsPerEngine)
+        .put("releaseTimeoutMs", releaseTimeoutMs)
+        .put("maxConnectionsPerEngine", maxConnectionsPerEngine)
         .put("maxBodyBytes", maxBodyBytes).put("retryAfterSeconds", retryAfterSeconds)
         .put("busyWaitMs", busyWaitMs)
         .put("requestTokenIds", requestTokenIds);
@@ -116,10 +110,9 @@ public final class RouterOptions {
     require(maxEngineAttempts >= 1, "maxEngineAttempts must be at least 1, got " + maxEngineAttempts);
     require(maxPreemptRetries >= 0, "maxPreemptRetries must be at least 0, got " + maxPreemptRetries);
     require(connectTimeoutMs > 0 && prepRecvTimeoutMs > 0 && remoteSendTimeoutMs > 0
-        && firstChunkTimeoutMs > 0 && startGenerateTimeoutMs > 0 && chunkIdleTimeoutMs > 0 && releaseTimeoutMs > 0
-        && metricsTimeoutMs > 0, "every timeout must be positive");
+        && firstChunkTimeoutMs > 0 && startGenerateTimeoutMs > 0 && chunkIdleTimeoutMs > 0 && releaseTimeoutMs > 0,
+        "every timeout must be positive");
     require(busyWaitMs >= 0, "busyWaitMs must be >= 0 (0: a busy engine is tried once)");
-    require(metricsIntervalMs >= 0, "metricsIntervalMs must be >= 0 (0 turns scraping off)");
     require(maxConnectionsPerEngine >= 1, "maxConnectionsPerEngine must be at least 1");
     require(maxBodyBytes >= 1024, "maxBodyBytes must be at least 1024");
     require(retryAfterSeconds >= 1, "retryAfterSeconds must be at least 1");
@@ -158,10 +151,6 @@ public final class RouterOptions {
   public RouterOptions setChunkIdleTimeoutMs(long ms) { this.chunkIdleTimeoutMs = ms; return this; }
   public long getReleaseTimeoutMs() { return releaseTimeoutMs; }
   public RouterOptions setReleaseTimeoutMs(long ms) { this.releaseTimeoutMs = ms; return this; }
-  public long getMetricsIntervalMs() { return metricsIntervalMs; }
-  public RouterOptions setMetricsIntervalMs(long ms) { this.metricsIntervalMs = ms; return this; }
-  public long getMetricsTimeoutMs() { return metricsTimeoutMs; }
-  public RouterOptions setMetricsTimeoutMs(long ms) { this.metricsTimeoutMs = ms; return this; }
   public int getMaxConnectionsPerEngine() { return maxConnectionsPerEngine; }
   public RouterOptions setMaxConnectionsPerEngine(int n) { this.maxConnectionsPerEngine = n; return this; }
   public int getMaxBodyBytes() { return maxBodyBytes; }

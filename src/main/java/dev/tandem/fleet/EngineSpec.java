@@ -13,10 +13,11 @@ import java.time.Duration;
  * @param healthPath polled while the engine runs
  * @param startupTimeout how long a start (or restart) may take to become ready
  * @param stopGrace time between SIGTERM and SIGKILL
+ * @param loadReportInterval how often the engine's load is read and published (zero: never)
  */
 public record EngineSpec(EndpointConfig endpoint, String device, EngineCommand command,
     String readinessPath, String healthPath, Path logFile, Duration startupTimeout,
-    Duration stopGrace, HealthPolicy health, RestartPolicy restart) {
+    Duration stopGrace, HealthPolicy health, RestartPolicy restart, Duration loadReportInterval) {
 
   /** The spec for one endpoint of a fleet, with the command built by {@code profile}. */
   public static EngineSpec of(EngineProfile profile, EngineLaunch launch, Path logDir,
@@ -25,7 +26,8 @@ public record EngineSpec(EndpointConfig endpoint, String device, EngineCommand c
     return new EngineSpec(endpoint, profile.device(endpoint.peStart()), profile.command(launch),
         profile.readinessPath(), profile.healthPath(),
         logDir.resolve("engine-" + endpoint.id() + ".log"), config.getStartupTimeout(),
-        config.getStopGrace(), HealthPolicy.of(config), RestartPolicy.of(config));
+        config.getStopGrace(), HealthPolicy.of(config), RestartPolicy.of(config),
+        config.getLoadReportInterval());
   }
 
   /** {@code engine 1 (decode, 127.0.0.1:8081, cpu:1)}, for logs and error messages. */

@@ -4,6 +4,7 @@ import dev.tandem.bus.Addresses;
 import dev.tandem.bus.EngineState;
 import dev.tandem.bus.EngineStatus;
 import dev.tandem.config.EndpointConfig;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -24,37 +25,38 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Owns one engine child process: starts it, waits until it is ready, watches its health and
- * restarts it with back-off when it dies or stops answering. {@link #start()} completes when the
- * engine is READY, or fails with a message naming the engine, its exit code and its last output.
+ * Owns one engine child process: starts it, waits until it is ready, watches its health, reports
+ * its load and restarts it with back-off when it dies or stops answering. {@link #start()}
+ * completes when the engine is READY, or fails with a message naming the engine, its exit code and
+ * its last output.
  *
- * <p>States: STARTING → READY ⇄ UNHEALTHY → RESTARTING → READY …; FAILED when the start or too
- * many restarts fail; STOPPED when stopped. Every state change is published as
- * {@link EngineStatus} JSON (plus {@code pid}, {@code device}, {@code logFile}) on
- * {@link Addresses#ENGINE_STATUS}. {@link Addresses#engineControl(int)} answers {@code status},
- * {@code restart} and {@code stop} (a string body, or JSON {@code {"action": ...}}).
+ * <p>The states and their allowed transitions are {@link EngineLifecycle}'s table; every change
+ * goes through {@link #moveTo}, which publishes {@link EngineStatus} JSON (plus {@code pid},
+ * {@code device}, {@code logFile}) on {@link Addresses#ENGINE_STATUS} and runs the health loop and
+ * the {@link LoadReporter} exactly while the engine is READY. {@link Addresses#engineControl(int)}
+ * answers {@code status}, {@code restart} and {@code stop} (a string body, or JSON
+ * {@code {"action": ...}}).
  */
 public final class EngineVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(EngineVerticle.class);
   /** One long-lived thread forks every engine: {@code --pdeathsig} is tied to the forking thread. */
   static final String LAUNCHER_POOL = "tandem-engine-launcher";
-  private static final long READINESS_POLL_MS = 100;
   /** A line the builtin engine logs when it has joined the KV world (for the progress log). */
   private static final Pattern JOINED = Pattern.compile("(?i)\\bjoined\\b.*\\bworld\\b");
 
   private final EngineSpec spec;
+  private final EngineLifecycle lifecycle = new EngineLifecycle();
   private WebClient http;
   private WorkerExecutor launcher;
   private MessageConsumer<Object> control;
 
-  private EngineState state = EngineState.STARTING;
-  private String detail = "starting";
-  private int generation;
   private ChildProcess child;
   private long launchedAt;
   private long readySince;
-  private Promise<Void> pendingReady;
-  private long healthTimer = -1;
+  private ReadinessWait pendingReady;
+  /** Both run exactly while READY (started and stopped by {@link #moveTo}). */
+  private RepeatingProbe<HttpResponse<Buffer>> healthLoop;
+  private LoadReporter loadReporter;
   private long restartTimer = -1;
   private int restarts;
   private int healthFailures;
@@ -98,13 +100,13 @@ public final class EngineVerticle extends VerticleBase {
     http = WebClient.create(vertx, new WebClientOptions().setKeepAlive(false));
     launcher = vertx.createSharedWorkerExecutor(LAUNCHER_POOL, 1);
     control = vertx.eventBus().consumer(Addresses.engineControl(spec.endpoint().id()), this::onControl);
-    changeState(EngineState.STARTING, "starting");
+    announce();
     return launch().andThen(ar -> {
       if (ar.succeeded()) {
         becomeReady();
       } else if (shutdown == null) {
         // Vert.x does not call stop() after a failed start: release what start() took.
-        changeState(EngineState.FAILED, ar.cause().getMessage());
+        moveTo(EngineState.FAILED, ar.cause().getMessage());
         release();
       }
     });
@@ -118,8 +120,8 @@ public final class EngineVerticle extends VerticleBase {
   /** The current status as published. */
   public JsonObject statusJson() {
     EndpointConfig e = spec.endpoint();
-    return new EngineStatus(e.id(), e.url(), e.role(), e.peStart(), e.numGpus(), state, generation,
-        detail).toJson()
+    return new EngineStatus(e.id(), e.url(), e.role(), e.peStart(), e.numGpus(),
+        lifecycle.state(), lifecycle.generation(), lifecycle.detail()).toJson()
         .put("pid", child == null || !child.isAlive() ? null : child.pid())
         .put("device", spec.device())
         .put("logFile", spec.logFile().toString());
@@ -143,52 +145,18 @@ public final class EngineVerticle extends VerticleBase {
             return killChild(started).transform(v -> Future.failedFuture(
                 new EngineStartException(spec.describe() + " was stopped while starting")));
           }
-          return awaitReady(started)
+          pendingReady = ReadinessWait.start(vertx, context, spec, started, this::get);
+          return pendingReady.future()
+              .andThen(ar -> pendingReady = null)
               .recover(err -> killChild(started).transform(v -> Future.failedFuture(err)));
         });
-  }
-
-  private Future<Void> awaitReady(ChildProcess started) {
-    Promise<Void> ready = Promise.promise();
-    pendingReady = ready;
-    long deadline = vertx.setTimer(spec.startupTimeout().toMillis(), id -> ready.tryFail(
-        new EngineStartException(spec.describe() + " was not ready after "
-            + seconds(spec.startupTimeout()) + " s (GET " + spec.readinessPath()
-            + " never answered 200; log " + started.logFile() + "); last lines:\n"
-            + started.tailText())));
-    Future.fromCompletionStage(started.onExit(), context).onSuccess(code -> ready.tryFail(
-        new EngineStartException(spec.describe() + " exited with code " + code
-            + " before it was ready (log " + started.logFile() + "); last lines:\n"
-            + started.tailText(), code)));
-    pollReadiness(ready);
-    return ready.future().andThen(ar -> {
-      vertx.cancelTimer(deadline);
-      pendingReady = null;
-    });
-  }
-
-  private void pollReadiness(Promise<Void> ready) {
-    if (ready.future().isComplete()) {
-      return;
-    }
-    get(spec.readinessPath()).onComplete(ar -> {
-      if (ready.future().isComplete()) {
-        return;
-      }
-      if (ar.succeeded() && ar.result().statusCode() == 200) {
-        ready.tryComplete();
-      } else {
-        vertx.setTimer(READINESS_POLL_MS, id -> pollReadiness(ready));
-      }
-    });
   }
 
   private void becomeReady() {
     readySince = System.nanoTime();
     healthFailures = 0;
-    changeState(EngineState.READY, "ready in " + seconds(Duration.ofNanos(readySince - launchedAt))
+    moveTo(EngineState.READY, "ready in " + seconds(Duration.ofNanos(readySince - launchedAt))
         + " s");
-    scheduleHealth();
   }
 
   /** On the output pump thread; reports the first "joined ... world" line of each launch. */
@@ -199,62 +167,61 @@ public final class EngineVerticle extends VerticleBase {
     }
   }
 
-  // ---- health ----
+  // ---- while READY: health and load ----
 
-  private void scheduleHealth() {
-    healthTimer = vertx.setTimer(spec.health().interval().toMillis(), id -> {
-      healthTimer = -1;
-      checkHealth();
-    });
+  private void startWatching() {
+    healthLoop = RepeatingProbe.start(vertx, spec.health().interval().toMillis(), false,
+        () -> get(spec.healthPath()), this::onHealth);
+    loadReporter = LoadReporter.start(vertx, http, spec, lifecycle.generation());
   }
 
-  /** One probe; the next is scheduled only when this one has finished, so probes never overlap. */
-  private void checkHealth() {
-    ChildProcess probed = child;
-    if (state != EngineState.READY || shutdown != null) {
-      return;
+  private void stopWatching() {
+    if (healthLoop != null) {
+      healthLoop.stop();
+      healthLoop = null;
     }
-    get(spec.healthPath()).onComplete(ar -> {
-      if (state != EngineState.READY || shutdown != null || probed != child) {
-        return;
-      }
-      String failure = ar.failed() ? String.valueOf(ar.cause().getMessage())
-          : ar.result().statusCode() == 200 ? null : "HTTP " + ar.result().statusCode();
-      healthFailures = failure == null ? 0 : healthFailures + 1;
-      if (healthFailures >= spec.health().failures()) {
-        changeState(EngineState.UNHEALTHY, healthFailures + " health probes failed (last: "
-            + failure + ")");
-        scheduleRestart("unresponsive: " + failure);
-      } else {
-        scheduleHealth();
-      }
-    });
+    if (loadReporter != null) {
+      loadReporter.stop();
+      loadReporter = null;
+    }
+  }
+
+  /** One probe's result (only while READY: a stopped loop drops late results). */
+  private void onHealth(AsyncResult<HttpResponse<Buffer>> ar) {
+    String failure = ar.failed() ? String.valueOf(ar.cause().getMessage())
+        : ar.result().statusCode() == 200 ? null : "HTTP " + ar.result().statusCode();
+    healthFailures = failure == null ? 0 : healthFailures + 1;
+    if (healthFailures >= spec.health().failures()) {
+      moveTo(EngineState.UNHEALTHY, healthFailures + " health probes failed (last: " + failure
+          + ")");
+      scheduleRestart("unresponsive: " + failure);
+    }
   }
 
   private void onChildExit(ChildProcess exited, int code) {
     if (exited != child || shutdown != null) {
       return;
     }
+    EngineState state = lifecycle.state();
     if (state == EngineState.READY || state == EngineState.UNHEALTHY) {
       LOG.debug("{}: process {} exited with code {}", spec.describe(), exited.pid(), code);
-      changeState(EngineState.UNHEALTHY, "process exited with code " + code);
+      moveTo(EngineState.UNHEALTHY, "process exited with code " + code);
       scheduleRestart("exited with code " + code);
     }
-    // While STARTING or RESTARTING, awaitReady turns the exit into the start's failure.
+    // While STARTING or RESTARTING, the readiness wait turns the exit into the start's failure.
   }
 
   // ---- restart ----
 
   private void scheduleRestart(String reason) {
-    cancelTimers();
+    cancelRestart();
     if (readySince != 0 && spec.restart().isStable(Duration.ofNanos(System.nanoTime() - readySince))) {
       restarts = 0;
     }
     restarts++;
     if (!spec.restart().allows(restarts)) {
       killChild(child);
-      changeState(EngineState.FAILED, "gave up after " + (restarts - 1) + " restarts; last: "
-          + reason);
+      moveTo(EngineState.FAILED, "gave up after " + (restarts - 1) + " restarts; last: " + reason);
       return;
     }
     restartTimer = vertx.setTimer(spec.restart().delay(restarts).toMillis(), id -> {
@@ -267,9 +234,8 @@ public final class EngineVerticle extends VerticleBase {
     if (shutdown != null) {
       return;
     }
-    generation++;
     readySince = 0;
-    changeState(EngineState.RESTARTING, restarts == 0 ? reason
+    moveTo(EngineState.RESTARTING, restarts == 0 ? reason
         : "restart " + restarts + " after: " + reason);
     ChildProcess old = child;
     Future<Integer> stopped = old == null ? Future.succeededFuture(0)
@@ -281,10 +247,17 @@ public final class EngineVerticle extends VerticleBase {
       if (ar.succeeded()) {
         becomeReady();
       } else {
-        changeState(EngineState.UNHEALTHY, ar.cause().getMessage());
+        moveTo(EngineState.UNHEALTHY, ar.cause().getMessage());
         scheduleRestart("restart failed");
       }
     });
+  }
+
+  private void cancelRestart() {
+    if (restartTimer >= 0) {
+      vertx.cancelTimer(restartTimer);
+      restartTimer = -1;
+    }
   }
 
   // ---- control, stop ----
@@ -295,12 +268,12 @@ public final class EngineVerticle extends VerticleBase {
     switch (action == null ? "" : action) {
       case "status" -> message.reply(statusJson());
       case "restart" -> {
-        if (shutdown != null || state == EngineState.STARTING || state == EngineState.RESTARTING) {
-          message.fail(409, spec.describe() + " is " + (shutdown != null ? "stopped" : state)
-              + "; try again when it is READY, UNHEALTHY or FAILED");
+        if (shutdown != null || !EngineLifecycle.allows(lifecycle.state(), EngineState.RESTARTING)) {
+          message.fail(409, spec.describe() + " is " + (shutdown != null ? "stopped"
+              : lifecycle.state()) + "; try again when it is READY, UNHEALTHY or FAILED");
           return;
         }
-        cancelTimers();
+        cancelRestart();
         restarts = 0;
         restart("restart requested");
         message.reply(statusJson());
@@ -311,21 +284,23 @@ public final class EngineVerticle extends VerticleBase {
     }
   }
 
+  /** Idempotent: the first call stops the process; every call returns the same future. */
   private Future<Void> shutdown(String reason) {
     if (shutdown != null) {
       return shutdown;
     }
-    cancelTimers();
+    stopWatching();
+    cancelRestart();
     Promise<Void> done = Promise.promise();
     shutdown = done.future();
     if (pendingReady != null) {
-      pendingReady.tryFail(new EngineStartException(spec.describe() + " was stopped while starting"));
+      pendingReady.cancel(new EngineStartException(spec.describe() + " was stopped while starting"));
     }
     ChildProcess current = child;
     Future<Integer> stopped = current == null ? Future.succeededFuture(0)
         : Future.fromCompletionStage(current.stop(spec.stopGrace()), context);
     stopped.onComplete(ar -> {
-      changeState(EngineState.STOPPED, reason);
+      moveTo(EngineState.STOPPED, reason);
       release();
       done.complete();
     });
@@ -353,27 +328,30 @@ public final class EngineVerticle extends VerticleBase {
         : Future.fromCompletionStage(target.kill(), context);
   }
 
-  private void cancelTimers() {
-    if (healthTimer >= 0) {
-      vertx.cancelTimer(healthTimer);
-      healthTimer = -1;
-    }
-    if (restartTimer >= 0) {
-      vertx.cancelTimer(restartTimer);
-      restartTimer = -1;
-    }
-  }
-
   private Future<HttpResponse<Buffer>> get(String path) {
     return http.get(spec.endpoint().port(), spec.endpoint().host(), path)
         .timeout(spec.health().timeout().toMillis()).send();
   }
 
-  private void changeState(EngineState next, String why) {
-    boolean changed = next != state || next == EngineState.RESTARTING;
-    state = next;
-    detail = why;
-    if (!changed && next != EngineState.STARTING) {
+  // ---- the one place the state changes ----
+
+  /** Publishes the initial STARTING state (the lifecycle starts there). */
+  private void announce() {
+    LOG.info("{}: {} ({})", spec.describe(), lifecycle.state(), lifecycle.detail());
+    vertx.eventBus().publish(Addresses.ENGINE_STATUS, statusJson());
+  }
+
+  /**
+   * Performs one transition of {@link EngineLifecycle} (an illegal one throws: a bug), keeps the
+   * health and load loops running exactly while READY, and logs and publishes a changed state.
+   */
+  private void moveTo(EngineState next, String why) {
+    EngineState from = lifecycle.state();
+    boolean changed = lifecycle.move(next, why);
+    if (from == EngineState.READY && next != EngineState.READY) {
+      stopWatching();
+    }
+    if (!changed) {
       return;
     }
     switch (next) {
@@ -383,6 +361,9 @@ public final class EngineVerticle extends VerticleBase {
           child != null && child.isAlive() ? ", pid " + child.pid() : "");
     }
     vertx.eventBus().publish(Addresses.ENGINE_STATUS, statusJson());
+    if (next == EngineState.READY) {
+      startWatching(); // after the READY status, so that load reports follow it on the bus
+    }
   }
 
   private static String seconds(Duration d) {

@@ -10,7 +10,6 @@ import dev.tandem.router.dispatch.Dispatchers;
 import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.router.registry.EngineRegistry;
 import dev.tandem.router.registry.FleetSubscription;
-import dev.tandem.router.registry.GaugeScraper;
 import dev.tandem.router.upstream.EngineClient;
 import dev.tandem.tokenizer.TextTokenizer;
 import io.vertx.core.Future;
@@ -46,7 +45,6 @@ public final class RouterVerticle extends VerticleBase {
   private final RouterMetrics metrics = new RouterMetrics();
   private EngineRegistry registry;
   private EngineClient client;
-  private GaugeScraper scraper;
   private FleetSubscription fleet;
   private BusCompletionsEndpoint bus;
   private HttpServer server;
@@ -90,15 +88,12 @@ public final class RouterVerticle extends VerticleBase {
   }
 
   private Future<?> startServing() {
-    registry = new EngineRegistry(System::currentTimeMillis,
-        Math.max(3 * options.getMetricsIntervalMs(), 3_000));
+    registry = new EngineRegistry(System::currentTimeMillis);
     client = new EngineClient(vertx, options.getConnectTimeoutMs(), options.getMaxConnectionsPerEngine());
     Dispatcher dispatcher = Dispatchers.create(options, registry, client, metrics);
     CompletionService service = new CompletionService(vertx, options, model, tokenizer, dispatcher, metrics);
     fleet = new FleetSubscription(vertx, registry);
     bus = new BusCompletionsEndpoint(vertx, service, metrics);
-    scraper = new GaugeScraper(vertx, registry, client, options.getMetricsIntervalMs(),
-        options.getMetricsTimeoutMs());
     server = vertx.createHttpServer(new HttpServerOptions().setHost(options.getHost())
         .setPort(options.getPort()).setTcpNoDelay(true))
         .requestHandler(RouterApi.create(vertx, options, model, service, registry, metrics));
@@ -106,7 +101,6 @@ public final class RouterVerticle extends VerticleBase {
         .compose(v -> bus.start())
         .compose(v -> server.listen())
         .onSuccess(s -> {
-          scraper.start();
           LOG.info("router listening on http://{}:{} ({} mode, model {})", options.getHost(),
               s.actualPort(), options.getMode().wireName(), model.id());
         });
@@ -114,9 +108,6 @@ public final class RouterVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    if (scraper != null) {
-      scraper.stop();
-    }
     return Future.join(server == null ? Future.succeededFuture() : server.close(),
         fleet == null ? Future.succeededFuture() : fleet.stop(),
         bus == null ? Future.succeededFuture() : bus.stop(),

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.WebClient;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
@@ -61,6 +63,23 @@ class NullEngineServerTest {
           assertEquals(40, report.overall().ok());
           assertEquals(200, report.overall().outputTokens());
           assertTrue(report.overall().e2e().p50() >= 10 + 4 * 2);
+          ctx.completeNow();
+        })));
+  }
+
+  @Test
+  @Timeout(value = 10, timeUnit = TimeUnit.SECONDS)
+  void reportsItsRunningCountWhereEngineVerticlesReadLoad(Vertx vertx, VertxTestContext ctx) {
+    NullEngineServer server = new NullEngineServer("127.0.0.1", 0, 10, 2, new AtomicInteger(3));
+    WebClient http = WebClient.create(vertx);
+    vertx.deployVerticle(server)
+        .compose(id -> http.post(server.actualPort(), "127.0.0.1", "/debug/dump_engine_metrics")
+            .sendJsonObject(new JsonObject()))
+        .onComplete(ctx.succeeding(resp -> ctx.verify(() -> {
+          JsonObject metrics = resp.bodyAsJsonObject().getJsonObject("metrics");
+          assertEquals(3, metrics.getInteger("running"));
+          assertEquals(0, metrics.getInteger("waiting"));
+          assertEquals(100_000, metrics.getInteger("kv_pages_total"));
           ctx.completeNow();
         })));
   }

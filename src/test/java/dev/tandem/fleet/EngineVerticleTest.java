@@ -9,12 +9,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.bus.Addresses;
 import dev.tandem.bus.EngineRole;
+import dev.tandem.bus.LoadReport;
 import dev.tandem.config.EndpointConfig;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.Checkpoint;
 import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -25,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -152,6 +157,11 @@ class EngineVerticleTest {
   }
 
   private EngineSpec spec(List<String> fakeArgs, Duration startup, int restartLimit) throws Exception {
+    return spec(fakeArgs, startup, restartLimit, Duration.ZERO);
+  }
+
+  private EngineSpec spec(List<String> fakeArgs, Duration startup, int restartLimit,
+      Duration loadInterval) throws Exception {
     String classes = Path.of(FakeEngine.class.getProtectionDomain().getCodeSource().getLocation()
         .toURI()).toString();
     List<String> argv = new ArrayList<>(List.of(BuiltinProfile.javaExecutable(), "-Xmx32m",
@@ -161,7 +171,88 @@ class EngineVerticleTest {
     return new EngineSpec(endpoint, "cpu:0", new EngineCommand(argv, Map.of()), "/v1/models",
         "/health", dir.resolve("engine-0.log"), startup, Duration.ofMillis(500),
         new HealthPolicy(INTERVAL, Duration.ofMillis(300), 2),
-        new RestartPolicy(Duration.ofMillis(100), Duration.ofSeconds(2), restartLimit));
+        new RestartPolicy(Duration.ofMillis(100), Duration.ofSeconds(2), restartLimit),
+        loadInterval);
+  }
+
+  @Test
+  void readyEngineReportsItsLoadEveryPeriodWithItsGeneration(Vertx vertx, VertxTestContext ctx)
+      throws Exception {
+    List<LoadReport> reports = new CopyOnWriteArrayList<>();
+    Checkpoint firstProcess = ctx.checkpoint(3);
+    Checkpoint restarted = ctx.checkpoint();
+    long[] pid = {0};
+    vertx.eventBus().<JsonObject>consumer(Addresses.ENGINE_LOAD, msg -> {
+      LoadReport r = LoadReport.fromJson(msg.body());
+      reports.add(r);
+      if (r.generation() == 0 && reports.size() <= 3) {
+        ctx.verify(() -> {
+          assertEquals(0, r.id());
+          assertEquals(2, r.running());
+          assertEquals(9, r.waiting());
+          assertEquals(100L, r.kvPagesFree());
+          assertEquals(128L, r.kvPagesTotal());
+          assertEquals(100, r.periodMs());
+          assertEquals(0, r.metrics().getInteger("prompt_tokens_sum"));
+        });
+        firstProcess.flag();
+        if (reports.size() == 3) { // then a crash: the next process reports as generation 1
+          ProcessHandle.of(pid[0]).orElseThrow().destroyForcibly();
+        }
+      } else if (r.generation() == 1) {
+        restarted.flag();
+      }
+    });
+    vertx.eventBus().<JsonObject>consumer(Addresses.ENGINE_STATUS, msg -> {
+      if (msg.body().getString("state").equals("READY") && pid[0] == 0) {
+        pid[0] = msg.body().getLong("pid");
+      }
+    });
+    vertx.deployVerticle(new EngineVerticle(spec(List.of("--running", "2", "--waiting", "9"),
+        Duration.ofSeconds(30), 3, Duration.ofMillis(100)))).onFailure(ctx::failNow);
+    assertTrue(ctx.awaitCompletion(30, TimeUnit.SECONDS), "reports of both processes");
+    if (ctx.failed()) {
+      throw new AssertionError(ctx.causeOfFailure());
+    }
+    List<Integer> generations = reports.stream().map(LoadReport::generation).toList();
+    assertEquals(generations.stream().sorted().toList(), generations, "no report of generation 0 "
+        + "after generation 1 started");
+  }
+
+  @Test
+  void noLoadReportsWhenTheIntervalIsZeroOrTheEngineIsStopped(Vertx vertx, VertxTestContext ctx)
+      throws Exception {
+    List<JsonObject> reports = new CopyOnWriteArrayList<>();
+    vertx.eventBus().<JsonObject>consumer(Addresses.ENGINE_LOAD, msg -> reports.add(msg.body()));
+    String id = await(vertx.deployVerticle(new EngineVerticle(spec(List.of(),
+        Duration.ofSeconds(30), 3, Duration.ZERO))));
+    awaitState("READY");
+    vertx.setTimer(500, t -> ctx.verify(() -> {
+      assertEquals(List.of(), reports, "interval 0 turns reporting off");
+      vertx.undeploy(id).onComplete(ctx.succeedingThenComplete());
+    }));
+    assertTrue(ctx.awaitCompletion(20, TimeUnit.SECONDS));
+  }
+
+  @Test
+  void stoppedEngineReportsNoMoreLoad(Vertx vertx, VertxTestContext ctx) throws Exception {
+    List<JsonObject> reports = new CopyOnWriteArrayList<>();
+    Promise<String> deployed = Promise.promise();
+    vertx.eventBus().<JsonObject>consumer(Addresses.ENGINE_LOAD, msg -> {
+      if (reports.add(msg.body()) && reports.size() == 1) {
+        deployed.future().compose(vertx::undeploy).onComplete(ctx.succeeding(v -> {
+          int atStop = reports.size();
+          // a few periods for a report that must not come
+          vertx.setTimer(300, t -> ctx.verify(() -> {
+            assertEquals(atStop, reports.size(), "reports after STOPPED");
+            ctx.completeNow();
+          }));
+        }));
+      }
+    });
+    vertx.deployVerticle(new EngineVerticle(spec(List.of(), Duration.ofSeconds(30), 3,
+        Duration.ofMillis(50)))).onComplete(deployed);
+    assertTrue(ctx.awaitCompletion(20, TimeUnit.SECONDS));
   }
 
   private JsonObject awaitState(String state) throws InterruptedException {

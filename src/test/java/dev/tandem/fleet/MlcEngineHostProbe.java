@@ -25,7 +25,7 @@ public final class MlcEngineHostProbe {
     EngineSpec spec = new EngineSpec(endpoint, "cuda:0", profile.command(launch), "/v1/models",
         "/v1/models", log, Duration.ofMinutes(5), Duration.ofSeconds(1),
         new HealthPolicy(Duration.ofSeconds(1), Duration.ofSeconds(1), 3),
-        new RestartPolicy(Duration.ofSeconds(1), Duration.ofSeconds(1), 0));
+        new RestartPolicy(Duration.ofSeconds(1), Duration.ofSeconds(1), 0), Duration.ZERO);
     Vertx vertx = Vertx.vertx();
     vertx.deployVerticle(new EngineVerticle(spec)); // never READY: the fake python only sleeps
     while (true) {

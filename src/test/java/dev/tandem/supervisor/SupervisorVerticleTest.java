@@ -6,14 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.config.EngineKind;
 import dev.tandem.config.RouterConfig;
 import dev.tandem.config.RouterMode;
 import dev.tandem.bus.Addresses;
-import dev.tandem.fleet.BuiltinProfile;
-import dev.tandem.fleet.EngineCommand;
-import dev.tandem.fleet.EngineLaunch;
-import dev.tandem.fleet.EngineProfile;
 import dev.tandem.fleet.FakeEngine;
 import dev.tandem.testing.FreePorts;
 import io.vertx.core.Future;
@@ -28,9 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntFunction;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -62,7 +55,7 @@ class SupervisorVerticleTest {
   @Test
   void oneEngineFailingStopsTheOthersAtOnceAndNamesTheEngine(Vertx vertx) throws Exception {
     // Engines 0 and 2 would take a minute (as engines waiting for a world that cannot form).
-    FakeProfile profile = new FakeProfile(id -> id == 1
+    FakeEngineProfile profile = new FakeEngineProfile(id -> id == 1
         ? List.of("--say", "error: model.safetensors truncated", "--ready-after-ms", "60000",
             "--exit-after-ms", "1500", "--exit-code", "4")
         : List.of("--ready-after-ms", "60000"));
@@ -86,7 +79,7 @@ class SupervisorVerticleTest {
     List<JsonObject> events = new java.util.concurrent.CopyOnWriteArrayList<>();
     vertx.eventBus().<JsonObject>consumer(Addresses.ENGINE_STATUS, m -> events.add(m.body()));
     String id = await(vertx.deployVerticle(new SupervisorVerticle(config,
-        StandInRouterVerticle.factory(), noTokenizer(), new FakeProfile(i -> List.of()))));
+        StandInRouterVerticle.factory(), noTokenizer(), new FakeEngineProfile(i -> List.of()))));
     WebClient http = WebClient.create(vertx);
     int port = config.getRouterPort();
     assertEquals(200, await(http.get(port, "127.0.0.1", "/health").send()).statusCode());
@@ -115,41 +108,6 @@ class SupervisorVerticleTest {
     assertEquals(3, events.stream().filter(e -> "STOPPED".equals(e.getString("state"))).count());
     Throwable closed = awaitFailure(http.get(port, "127.0.0.1", "/health").send());
     assertTrue(closed.getMessage().contains("Connection refused"), "router closed: " + closed);
-  }
-
-  /** FAKE: launches {@link FakeEngine} with per-engine arguments in place of a real engine. */
-  private static final class FakeProfile implements EngineProfile {
-    private final IntFunction<List<String>> fakeArgs;
-
-    FakeProfile(IntFunction<List<String>> fakeArgs) {
-      this.fakeArgs = fakeArgs;
-    }
-
-    @Override
-    public EngineKind kind() {
-      return EngineKind.BUILTIN;
-    }
-
-    @Override
-    public String healthPath() {
-      return "/health";
-    }
-
-    @Override
-    public EngineCommand command(EngineLaunch launch) {
-      String classes;
-      try {
-        classes = Path.of(FakeEngine.class.getProtectionDomain().getCodeSource().getLocation()
-            .toURI()).toString();
-      } catch (java.net.URISyntaxException e) {
-        throw new IllegalStateException(e);
-      }
-      List<String> argv = new ArrayList<>(List.of(BuiltinProfile.javaExecutable(), "-Xmx32m",
-          "-XX:TieredStopAtLevel=1", "-cp", classes, FakeEngine.class.getName(),
-          Integer.toString(launch.endpoint().port())));
-      argv.addAll(fakeArgs.apply(launch.endpoint().id()));
-      return new EngineCommand(argv, Map.of());
-    }
   }
 
   /** The stand-in router needs no tokenizer. */

@@ -5,6 +5,7 @@ import dev.tandem.api.ApiError;
 import dev.tandem.engine.sched.Engine;
 import dev.tandem.tokenizer.TextTokenizer;
 import dev.tandem.kv.KvWorld;
+import io.micrometer.core.instrument.Counter;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -14,6 +15,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.micrometer.PrometheusScrapingHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +38,7 @@ public final class EngineServerVerticle extends VerticleBase {
   private final TextTokenizer tokenizer;
   private final KvWorld world;
   private final EngineServerConfig config;
-  private final EngineMetrics metrics = new EngineMetrics();
+  private final EngineMetrics metrics;
   private HttpServer server;
 
   /** {@code world} may be null: the engine then serves completions only. */
@@ -46,6 +48,7 @@ public final class EngineServerVerticle extends VerticleBase {
     this.tokenizer = tokenizer;
     this.world = world;
     this.config = config;
+    this.metrics = new EngineMetrics(engine::stats);
   }
 
   @Override
@@ -59,16 +62,14 @@ public final class EngineServerVerticle extends VerticleBase {
     router.route().handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT_BYTES));
     router.get("/v1/models").handler(this::models);
     router.get("/health").handler(rc -> rc.json(new JsonObject().put("status", "ok")));
-    router.get("/metrics").handler(rc -> rc.response()
-        .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")
-        .end(metrics.prometheus(engine.stats())));
+    router.get("/metrics").handler(PrometheusScrapingHandler.create(metrics.registry()));
     counted(router, "/v1/completions", completions::completions);
     counted(router, "/microserving/prep_recv", microServing::prepareReceive);
     counted(router, "/microserving/remote_send", microServing::remoteSend);
     counted(router, "/microserving/start_generate", microServing::startGenerate);
     counted(router, "/microserving/release", microServing::release);
     if (config.debug()) {
-      router.post("/debug/dump_engine_metrics").handler(rc -> rc.json(metrics.mlcMetrics(engine.stats())));
+      router.post("/debug/dump_engine_metrics").handler(rc -> rc.json(metrics.mlcMetrics()));
     }
     router.errorHandler(404, rc -> error(rc, new ApiError(404, ApiError.INVALID_REQUEST,
         "No route " + rc.request().method() + " " + rc.request().path(), null, "not_found")));
@@ -94,8 +95,9 @@ public final class EngineServerVerticle extends VerticleBase {
   }
 
   private void counted(Router router, String path, io.vertx.core.Handler<RoutingContext> handler) {
+    Counter received = metrics.route(path);
     router.post(path).handler(rc -> {
-      metrics.countRequest(path);
+      received.increment();
       handler.handle(rc);
     });
   }

@@ -3,6 +3,7 @@ package dev.tandem.router.api;
 import dev.tandem.api.ApiError;
 import dev.tandem.api.ErrorResponses;
 import dev.tandem.bus.Addresses;
+import dev.tandem.bus.LoadReport;
 import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.config.RouterOptions;
 import dev.tandem.router.policy.LoadGauges;
@@ -19,7 +20,7 @@ import io.vertx.ext.web.handler.BodyHandler;
  * The router's HTTP routes: {@code POST /v1/completions}, {@code GET /v1/models},
  * {@code GET /health} (the router is up), {@code GET /ready} (a request could be served now),
  * {@code GET /metrics} (Prometheus text), {@code GET /admin/engines} (JSON view of the
- * registry: state, in-flight count and gauges per engine) and {@code GET /fleet} (the
+ * registry: state, in-flight count, gauges and last load report per engine) and {@code GET /fleet} (the
  * supervisor's view, as the stand-in router served it). Unknown paths, wrong methods and oversized bodies get OpenAI error bodies too.
  */
 public final class RouterApi {
@@ -46,9 +47,7 @@ public final class RouterApi {
       }
       json(ctx, ready ? 200 : 503, body);
     });
-    router.get("/metrics").handler(ctx -> ctx.response()
-        .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
-        .end(MetricsPage.render(registry, metrics)));
+    router.get("/metrics").handler(MetricsPage.handler(registry, metrics));
     router.get("/admin/engines").handler(ctx -> json(ctx, 200, engines(registry, metrics)));
     // The supervisor's own view of the fleet (every engine's latest status, pids included).
     router.get("/fleet").handler(ctx -> vertx.eventBus().<Object>request(Addresses.FLEET_QUERY,
@@ -76,6 +75,10 @@ public final class RouterApi {
       if (g != null) {
         e.put("gauges", new JsonObject().put("running", g.running()).put("waiting", g.waiting())
             .put("kvFreePages", g.freeKvPages()).put("kvTotalPages", g.totalKvPages()));
+      }
+      LoadReport load = registry.load(s.id());
+      if (load != null) {
+        e.put("load", load.toJson()); // as the engine's EngineVerticle last published it
       }
       list.add(e);
     });

@@ -1,57 +1,93 @@
 package dev.tandem.router.metrics;
 
-import java.util.Map;
-import java.util.TreeMap;
+import dev.tandem.router.policy.LoadGauges;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * The router's own counters, shown on its {@code /metrics} page next to the per-engine in-flight
- * gauges. One instance per router verticle.
+ * The router's meters, in a Micrometer {@link PrometheusMeterRegistry} of its own (one per router
+ * verticle, so that routers and tests in one JVM never share counters), exposed on
+ * {@code GET /metrics} with the names the hand-written page had. Every meter is created once, here;
+ * the request path only increments. More meters (e.g. latency timers) join in the constructor, or
+ * through {@link #registry()}.
  */
 public final class RouterMetrics {
 
-  private final AtomicLong requests = new AtomicLong();
-  private final Map<Integer, AtomicLong> responsesByStatus = new TreeMap<>();
-  private final AtomicLong engineRetries = new AtomicLong();
-  private final AtomicLong preemptResumes = new AtomicLong();
-  private final AtomicLong resumeAttemptsContinued = new AtomicLong();
-  private final AtomicLong resumeAttemptsReplayed = new AtomicLong();
-  private final AtomicLong clientsGone = new AtomicLong();
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+
+  private final Counter requests = counter("tandem_router_requests_total",
+      "Completion requests received.");
+  /** Per status code 100..599, registered on first use (a handful of codes ever occur). */
+  private final AtomicReferenceArray<Counter> responsesByStatus = new AtomicReferenceArray<>(600);
+  private final Counter errors = counter("tandem_router_errors_total",
+      "Completion requests that ended in an error.");
+  private final Counter engineRetries = counter("tandem_router_engine_retries_total",
+      "Attempts moved to another engine after a failure.");
+  private final Counter preemptResumes = counter("tandem_router_preempt_resumes_total",
+      "Choices resumed after a preempt or interruption.");
+  private final Counter resumeContinued = resumeAttempts("continue");
+  private final Counter resumeReplayed = resumeAttempts("replay");
+  private final Counter clientsGone = counter("tandem_router_clients_gone_total",
+      "Requests whose client went away.");
   private final AtomicLong reservationsOpen = new AtomicLong();
-  private final AtomicLong reservationsReleased = new AtomicLong();
-  private final AtomicLong releaseFailures = new AtomicLong();
+  private final Counter reservationsReleased = counter("tandem_reservations_released_total",
+      "Reservations released explicitly.");
+  private final Counter releaseFailures = counter("tandem_reservation_release_failures_total",
+      "Release calls that failed (the engine's TTL frees them).");
+
+  // Per engine, refreshed from the registry each time the page is read (engines come and go).
+  private final MultiGauge inFlight = MultiGauge.builder("tandem_inflight")
+      .description("Requests in flight on each engine, counted by the router.").register(registry);
+  private final MultiGauge engineReady = MultiGauge.builder("tandem_engine_ready")
+      .description("1 if the engine is READY (in rotation).").register(registry);
+  private final MultiGauge engineGauges = MultiGauge.builder("tandem_engine_gauge")
+      .description("Each engine's last fresh load report from the bus.").register(registry);
+
+  public RouterMetrics() {
+    Gauge.builder("tandem_reservations_open", reservationsOpen, AtomicLong::get)
+        .description("KV reservations made by prep_recv not yet claimed or released.")
+        .register(registry);
+  }
+
+  /** One engine as the page shows it; {@code gauges} null when no fresh report has them. */
+  public record EngineRow(int id, String role, String state, boolean ready, int inFlight,
+      LoadGauges gauges) {}
 
   public void requestStarted() {
-    requests.incrementAndGet();
+    requests.increment();
   }
 
   /** Counts a finished request by the status the client saw (499 for a client that left). */
-  public synchronized void requestEnded(int status) {
-    responsesByStatus.computeIfAbsent(status, s -> new AtomicLong()).incrementAndGet();
+  public void requestEnded(int status) {
+    responses(status).increment();
+    if (status >= 400) {
+      errors.increment();
+    }
     if (status == 499) {
-      clientsGone.incrementAndGet();
+      clientsGone.increment();
     }
   }
 
   public void engineRetry() {
-    engineRetries.incrementAndGet();
+    engineRetries.increment();
   }
 
   public void preemptResume() {
-    preemptResumes.incrementAndGet();
+    preemptResumes.increment();
   }
 
   /** A resumption attempt started: a continuation from delivered tokens, or a replay. */
   public void resumeAttempt(boolean replay) {
-    (replay ? resumeAttemptsReplayed : resumeAttemptsContinued).incrementAndGet();
-  }
-
-  public long resumeAttemptsContinued() {
-    return resumeAttemptsContinued.get();
-  }
-
-  public long resumeAttemptsReplayed() {
-    return resumeAttemptsReplayed.get();
+    (replay ? resumeReplayed : resumeContinued).increment();
   }
 
   public void reservationOpened() {
@@ -62,44 +98,71 @@ public final class RouterMetrics {
   public void reservationClosed(boolean releasedExplicitly, boolean releaseFailed) {
     reservationsOpen.decrementAndGet();
     if (releasedExplicitly) {
-      reservationsReleased.incrementAndGet();
+      reservationsReleased.increment();
     }
     if (releaseFailed) {
-      releaseFailures.incrementAndGet();
+      releaseFailures.increment();
     }
-  }
-
-  public long requests() {
-    return requests.get();
-  }
-
-  public synchronized Map<Integer, Long> responsesByStatus() {
-    Map<Integer, Long> out = new TreeMap<>();
-    responsesByStatus.forEach((k, v) -> out.put(k, v.get()));
-    return out;
-  }
-
-  public long engineRetries() {
-    return engineRetries.get();
-  }
-
-  public long preemptResumes() {
-    return preemptResumes.get();
-  }
-
-  public long clientsGone() {
-    return clientsGone.get();
   }
 
   public long reservationsOpen() {
     return reservationsOpen.get();
   }
 
-  public long reservationsReleased() {
-    return reservationsReleased.get();
+  /** Replaces the per-engine gauges with {@code rows} (call before each scrape). */
+  public synchronized void showEngines(List<EngineRow> rows) {
+    List<MultiGauge.Row<?>> flight = new ArrayList<>(rows.size());
+    List<MultiGauge.Row<?>> ready = new ArrayList<>(rows.size());
+    List<MultiGauge.Row<?>> gauges = new ArrayList<>(rows.size() * 4);
+    for (EngineRow r : rows) {
+      String engine = Integer.toString(r.id());
+      flight.add(MultiGauge.Row.of(Tags.of("engine", engine, "role",
+          r.role().toLowerCase(Locale.ROOT)), r.inFlight()));
+      ready.add(MultiGauge.Row.of(Tags.of("engine", engine, "state", r.state()),
+          r.ready() ? 1 : 0));
+      LoadGauges g = r.gauges();
+      if (g != null) {
+        gauges.add(engineGauge(engine, "running", g.running()));
+        gauges.add(engineGauge(engine, "waiting", g.waiting()));
+        gauges.add(engineGauge(engine, "kv_free_pages", g.freeKvPages()));
+        gauges.add(engineGauge(engine, "kv_total_pages", g.totalKvPages()));
+      }
+    }
+    inFlight.register(flight, true);
+    engineReady.register(ready, true);
+    engineGauges.register(gauges, true);
   }
 
-  public long releaseFailures() {
-    return releaseFailures.get();
+  /** Where the meters live: for the scrape handler, and for meters added later. */
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  private Counter responses(int status) {
+    boolean cached = status >= 100 && status < 600;
+    Counter c = cached ? responsesByStatus.get(status) : null;
+    if (c == null) {
+      c = Counter.builder("tandem_router_responses_total").tag("status", Integer.toString(status))
+          .description("Completion requests ended, by the status the client saw (499: client went away).")
+          .register(registry); // the existing counter if another thread registered it first
+      if (cached) {
+        responsesByStatus.set(status, c);
+      }
+    }
+    return c;
+  }
+
+  private Counter resumeAttempts(String how) {
+    return Counter.builder("tandem_router_resume_attempts_total").tag("how", how)
+        .description("Attempts that resumed choices: continued from the delivered tokens, or replayed.")
+        .register(registry);
+  }
+
+  private Counter counter(String name, String help) {
+    return Counter.builder(name).description(help).register(registry);
+  }
+
+  private static MultiGauge.Row<?> engineGauge(String engine, String name, long value) {
+    return MultiGauge.Row.of(Tags.of("engine", engine, "name", name), value);
   }
 }

@@ -2,20 +2,23 @@ package dev.tandem.router.registry;
 
 import dev.tandem.bus.EngineState;
 import dev.tandem.bus.EngineStatus;
+import dev.tandem.bus.LoadReport;
 import dev.tandem.router.policy.LoadGauges;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The router's view of one engine: its latest status event, the router's in-flight counter (kept
  * across restarts, since leases of requests to the old process are still released into it) and
- * the last gauges scraped from its {@code /metrics}.
+ * the last load report its EngineVerticle published, with the time the router received it.
  */
 final class EngineEntry {
 
   final AtomicInteger inFlight = new AtomicInteger();
   EngineStatus status;
+  LoadReport load;
+  /** The report's running/waiting/KV gauges; null when it had no queue gauges (MLC engines). */
   LoadGauges gauges;
-  long gaugesAtMillis;
+  long loadAtMillis;
 
   EngineEntry(EngineStatus status) {
     this.status = status;
@@ -23,5 +26,10 @@ final class EngineEntry {
 
   boolean ready() {
     return status.state() == EngineState.READY;
+  }
+
+  void forgetLoad() {
+    load = null;
+    gauges = null;
   }
 }

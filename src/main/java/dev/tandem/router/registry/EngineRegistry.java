@@ -2,6 +2,7 @@ package dev.tandem.router.registry;
 
 import dev.tandem.bus.EngineState;
 import dev.tandem.bus.EngineStatus;
+import dev.tandem.bus.LoadReport;
 import dev.tandem.router.policy.EngineSnapshot;
 import dev.tandem.router.policy.LoadGauges;
 import java.util.ArrayList;
@@ -16,9 +17,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The router's table of engines, built only from {@link EngineStatus} events (and one initial
- * fleet snapshot): READY engines are in rotation, every other state is out. Owned by the router
- * verticle and used from its context only; the in-flight counters are atomic because leases may
- * be released from any callback.
+ * fleet snapshot): READY engines are in rotation, every other state is out. Each engine's load
+ * comes from the {@link LoadReport}s its EngineVerticle publishes, next to the router's own
+ * in-flight counts; a report older than {@link LoadReport#STALE_AFTER_PERIODS} of its periods is
+ * ignored. Owned by the router verticle and used from its context only; the in-flight counters
+ * are atomic because leases may be released from any callback.
  */
 public final class EngineRegistry {
 
@@ -26,15 +29,10 @@ public final class EngineRegistry {
 
   private final Map<Integer, EngineEntry> entries = new TreeMap<>();
   private final LongSupplier clockMillis;
-  private final long gaugesStaleAfterMillis;
 
-  /**
-   * @param clockMillis time source for gauge freshness (System::currentTimeMillis in production)
-   * @param gaugesStaleAfterMillis gauges older than this are ignored by the policies
-   */
-  public EngineRegistry(LongSupplier clockMillis, long gaugesStaleAfterMillis) {
+  /** @param clockMillis time source for load freshness (System::currentTimeMillis in production) */
+  public EngineRegistry(LongSupplier clockMillis) {
     this.clockMillis = clockMillis;
-    this.gaugesStaleAfterMillis = gaugesStaleAfterMillis;
   }
 
   /** Applies a status event: the newest event for an engine always wins. */
@@ -50,8 +48,8 @@ public final class EngineRegistry {
     boolean changed = old.state() != status.state() || old.generation() != status.generation()
         || !old.url().equals(status.url());
     if (changed) {
-      // A restarted or unready engine's old gauges say nothing about the new process.
-      entry.gauges = null;
+      // A restarted or unready engine's old load says nothing about the new process.
+      entry.forgetLoad();
       LOG.info("engine {} ({}) {} -> {} (generation {}){}", status.id(), status.url(), old.state(),
           status.state(), status.generation(),
           status.detail() == null ? "" : ": " + status.detail());
@@ -104,16 +102,29 @@ public final class EngineRegistry {
     return entries.values().stream().filter(EngineEntry::ready).map(e -> e.status).toList();
   }
 
-  /** Stores gauges scraped from engine {@code id}, if that engine is still the one scraped. */
-  public void updateGauges(int id, int generation, LoadGauges gauges) {
-    EngineEntry entry = entries.get(id);
-    if (entry != null && entry.status.generation() == generation && entry.ready()) {
-      entry.gauges = gauges;
-      entry.gaugesAtMillis = clockMillis.getAsLong();
+  /**
+   * Applies a load report, if it is about the READY process the router knows (a report of an
+   * older generation, or one that overtook the READY status, is dropped; the next one counts).
+   */
+  public void applyLoad(LoadReport report) {
+    EngineEntry entry = entries.get(report.id());
+    if (entry == null || !entry.ready() || entry.status.generation() != report.generation()) {
+      return;
     }
+    entry.load = report;
+    entry.loadAtMillis = clockMillis.getAsLong();
+    entry.gauges = report.hasQueue() ? new LoadGauges(orZero(report.running()),
+        orZero(report.waiting()), orZero(report.kvPagesFree()), orZero(report.kvPagesTotal()))
+        : null;
   }
 
-  /** Last fresh gauges of engine {@code id}, or null. */
+  /** The last fresh load report of engine {@code id}, or null. */
+  public LoadReport load(int id) {
+    EngineEntry entry = entries.get(id);
+    return entry == null || !fresh(entry) ? null : entry.load;
+  }
+
+  /** Fresh running/waiting/KV gauges of engine {@code id}, or null (none, stale, or MLC). */
   public LoadGauges gauges(int id) {
     EngineEntry entry = entries.get(id);
     return entry == null ? null : freshGauges(entry);
@@ -130,9 +141,18 @@ public final class EngineRegistry {
   }
 
   private LoadGauges freshGauges(EngineEntry e) {
-    if (e.gauges == null || clockMillis.getAsLong() - e.gaugesAtMillis > gaugesStaleAfterMillis) {
-      return null;
-    }
-    return e.gauges;
+    return fresh(e) ? e.gauges : null;
+  }
+
+  private boolean fresh(EngineEntry e) {
+    return e.load != null && !e.load.staleAt(e.loadAtMillis, clockMillis.getAsLong());
+  }
+
+  private static int orZero(Integer v) {
+    return v == null ? 0 : v;
+  }
+
+  private static long orZero(Long v) {
+    return v == null ? 0 : v;
   }
 }

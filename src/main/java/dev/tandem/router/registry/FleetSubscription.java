@@ -2,6 +2,7 @@ package dev.tandem.router.registry;
 
 import dev.tandem.bus.Addresses;
 import dev.tandem.bus.EngineStatus;
+import dev.tandem.bus.LoadReport;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -15,10 +16,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Feeds the registry from the fleet: subscribes to {@link Addresses#ENGINE_STATUS} first, then
- * asks {@link Addresses#FLEET_QUERY} once for the engines that were already up (events win over
- * that snapshot, see {@link EngineRegistry#applySnapshot}). No state is shared with the fleet's
- * verticles other than these JSON messages, so it works on a clustered bus too.
+ * Feeds the registry from the fleet: subscribes to {@link Addresses#ENGINE_STATUS} and
+ * {@link Addresses#ENGINE_LOAD} first, then asks {@link Addresses#FLEET_QUERY} once for the
+ * engines that were already up (events win over that snapshot, see
+ * {@link EngineRegistry#applySnapshot}). No state is shared with the fleet's verticles other than
+ * these JSON messages, so it works on a clustered bus too; the router never polls engines itself.
  */
 public final class FleetSubscription {
 
@@ -27,6 +29,8 @@ public final class FleetSubscription {
   private final Vertx vertx;
   private final EngineRegistry registry;
   private MessageConsumer<Object> consumer;
+  private MessageConsumer<Object> loads;
+  private boolean malformedLoadSeen;
 
   public FleetSubscription(Vertx vertx, EngineRegistry registry) {
     this.vertx = vertx;
@@ -36,11 +40,14 @@ public final class FleetSubscription {
   /** Completes when subscribed; the snapshot query runs on (a missing supervisor is not an error). */
   public Future<Void> start(long queryTimeoutMs) {
     consumer = vertx.eventBus().consumer(Addresses.ENGINE_STATUS, this::onStatus);
-    return consumer.completion().onSuccess(v -> query(queryTimeoutMs));
+    loads = vertx.eventBus().consumer(Addresses.ENGINE_LOAD, this::onLoad);
+    return Future.all(consumer.completion(), loads.completion())
+        .<Void>mapEmpty().onSuccess(v -> query(queryTimeoutMs));
   }
 
   public Future<Void> stop() {
-    return consumer == null ? Future.succeededFuture() : consumer.unregister();
+    return Future.join(consumer == null ? Future.succeededFuture() : consumer.unregister(),
+        loads == null ? Future.succeededFuture() : loads.unregister()).mapEmpty();
   }
 
   private void onStatus(Message<Object> msg) {
@@ -48,6 +55,17 @@ public final class FleetSubscription {
       registry.apply(EngineStatus.fromJson(asJsonObject(msg.body())));
     } catch (RuntimeException e) {
       LOG.warn("ignoring malformed engine status {}: {}", msg.body(), e.toString());
+    }
+  }
+
+  private void onLoad(Message<Object> msg) {
+    try {
+      registry.applyLoad(LoadReport.fromJson(asJsonObject(msg.body())));
+    } catch (RuntimeException e) {
+      if (!malformedLoadSeen) { // once: a broken publisher would repeat it every period
+        malformedLoadSeen = true;
+        LOG.warn("ignoring malformed load reports, e.g. {}: {}", msg.body(), e.toString());
+      }
     }
   }
 

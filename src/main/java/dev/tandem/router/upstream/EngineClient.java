@@ -116,35 +116,6 @@ public final class EngineClient {
     return head.future();
   }
 
-  /** GETs a text page (e.g. {@code /metrics}). */
-  public Future<String> getText(int engineId, String baseUrl, String path, long timeoutMs) {
-    Promise<String> result = Promise.promise();
-    CallGuard guard = new CallGuard(vertx, Cancellation.NONE, result::tryFail);
-    guard.armTimer(timeoutMs, () -> UpstreamException.timeout(engineId, "GET " + path, timeoutMs));
-    RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET)
-        .setAbsoluteURI(baseUrl + path);
-    request(options)
-        .onFailure(e -> guard.fail(UpstreamException.unreachable(engineId, "GET " + path, e)))
-        .onSuccess(req -> {
-          guard.attach(req);
-          if (guard.finished()) {
-            return;
-          }
-          req.send().compose(HttpClientResponse::body).onComplete(ar -> {
-            if (ar.failed()) {
-              guard.fail(UpstreamException.unreachable(engineId, "GET " + path, ar.cause()));
-            } else if (req.response().result().statusCode() / 100 != 2) {
-              guard.fail(statusFailure(engineId, "GET " + path,
-                  req.response().result().statusCode(), ar.result()), false);
-            } else if (!guard.finished()) {
-              guard.done();
-              result.tryComplete(ar.result().toString());
-            }
-          });
-        });
-    return result.future();
-  }
-
   public Future<Void> close() {
     return http.close();
   }

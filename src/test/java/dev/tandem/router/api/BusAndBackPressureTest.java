@@ -49,8 +49,7 @@ class BusAndBackPressureTest {
   void setUp(Vertx vertx) {
     this.vertx = vertx;
     engine = await(new FaultInjectingFakeEngine(vertx).start());
-    h = RouterHarness.start(vertx, new RouterOptions().setMode(RouterMode.ROUND_ROBIN)
-        .setMetricsIntervalMs(0), new ModelInfo("fake", 100_000, 1000), null);
+    h = RouterHarness.start(vertx, new RouterOptions().setMode(RouterMode.ROUND_ROBIN), new ModelInfo("fake", 100_000, 1000), null);
     h.announce(status(1, engine.url(), EngineRole.BOTH, EngineState.READY, 0));
   }
 

@@ -61,7 +61,7 @@ class DisaggregatedFaultsTest {
   void router(double factor) {
     h = RouterHarness.start(vertx, new RouterOptions().setMode(RouterMode.DISAGG)
         .setPdBalanceFactor(factor).setPrepRecvTimeoutMs(500).setRemoteSendTimeoutMs(500)
-        .setFirstChunkTimeoutMs(600).setStartGenerateTimeoutMs(600).setChunkIdleTimeoutMs(600).setMetricsIntervalMs(0), MODEL, null);
+        .setFirstChunkTimeoutMs(600).setStartGenerateTimeoutMs(600).setChunkIdleTimeoutMs(600), MODEL, null);
     h.announce(status(0, p.url(), EngineRole.PREFILL, EngineState.READY, 0),
         status(1, d1.url(), EngineRole.DECODE, EngineState.READY, 0),
         status(2, d2.url(), EngineRole.DECODE, EngineState.READY, 0));
@@ -266,7 +266,7 @@ class DisaggregatedFaultsTest {
   @Test
   void busyForTooLongIs503WithRetryAfter() {
     h = RouterHarness.start(vertx, new RouterOptions().setMode(RouterMode.DISAGG)
-        .setBusyWaitMs(200).setMetricsIntervalMs(0), MODEL, null);
+        .setBusyWaitMs(200), MODEL, null);
     h.announce(status(0, p.url(), EngineRole.PREFILL, EngineState.READY, 0),
         status(1, d1.url(), EngineRole.DECODE, EngineState.READY, 0));
     for (int i = 0; i < 50; i++) {

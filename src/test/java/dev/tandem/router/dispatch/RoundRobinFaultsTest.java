@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.bus.EngineRole;
 import dev.tandem.bus.EngineState;
+import dev.tandem.bus.LoadReport;
 import dev.tandem.router.api.ModelInfo;
 import dev.tandem.config.RouterMode;
 import dev.tandem.config.RouterOptions;
@@ -56,8 +57,7 @@ class RoundRobinFaultsTest {
     e1 = await(new FaultInjectingFakeEngine(vertx).start());
     e2 = await(new FaultInjectingFakeEngine(vertx).start());
     h = RouterHarness.start(vertx, new RouterOptions().setMode(RouterMode.ROUND_ROBIN)
-        .setFirstChunkTimeoutMs(600).setChunkIdleTimeoutMs(600).setMaxPreemptRetries(2)
-        .setMetricsIntervalMs(200), MODEL, null);
+        .setFirstChunkTimeoutMs(600).setChunkIdleTimeoutMs(600).setMaxPreemptRetries(2), MODEL, null);
     h.announce(status(1, e1.url(), EngineRole.DECODE, EngineState.READY, 0),
         status(2, e2.url(), EngineRole.DECODE, EngineState.READY, 0));
   }
@@ -373,8 +373,9 @@ class RoundRobinFaultsTest {
     assertTrue(page.contains("tandem_inflight{engine=\"2\",role=\"decode\"} 0"), page);
     assertTrue(page.contains("tandem_router_requests_total 2"), page);
     assertTrue(page.contains("tandem_router_responses_total{status=\"400\"} 1"), page);
+    h.publish(new LoadReport(1, 0, 0, 0, 100L, 128L, 60_000, System.currentTimeMillis(), null));
     waitUntil(() -> h.get("/metrics").body().toString().contains("tandem_engine_gauge{engine=\"1\",name=\"kv_total_pages\"} 128"),
-        3_000, "gauges scraped from the engines");
+        3_000, "gauges from the engine's load report on the bus");
   }
 
   @Test

@@ -37,7 +37,7 @@ class PreemptionIT {
     // The router's default stage timeouts: prep_recv reserves all the pages a request needs to
     // start decoding, so requests holding received KV can never deadlock admission on D.
     fleet = TandemFleet.start(TandemFleet.tinyModel(dir), dir, "max_total_seq_length=128",
-        o -> o.setMaxPreemptRetries(12).setMetricsIntervalMs(250));
+        o -> o.setMaxPreemptRetries(12));
   }
 
   @AfterAll

@@ -60,10 +60,9 @@ class RouterEndToEndIT {
   @BeforeAll
   static void startFleet() throws Exception {
     Path model = TandemFleet.tinyModel(dir);
-    fleet = TandemFleet.start(model, dir, null, o -> o.setMetricsIntervalMs(250));
+    fleet = TandemFleet.start(model, dir, null, o -> o);
     disagg = fleet.routerPort();
-    roundRobin = fleet.deployRouter(new RouterOptions().setMode(RouterMode.ROUND_ROBIN)
-        .setMetricsIntervalMs(250));
+    roundRobin = fleet.deployRouter(new RouterOptions().setMode(RouterMode.ROUND_ROBIN));
   }
 
   @AfterAll
@@ -181,6 +180,26 @@ class RouterEndToEndIT {
       double e2e = extra.getDouble("end_to_end_latency_s");
       assertTrue(ttft > 0 && e2e >= ttft, usage.encode());
       assertFalse(extra.containsKey("output_token_ids"), usage.encode());
+    }
+  }
+
+  @Test
+  @Order(2)
+  void eachEnginesLoadReachesBothRoutersOverTheBus() {
+    // builtin engine -> its EngineVerticle (POST /debug/dump_engine_metrics) -> tandem.engine.load
+    for (int port : new int[] {disagg, roundRobin}) {
+      TandemFleet.waitUntil(() -> new JsonObject(fleet.get(port, "/admin/engines").body())
+          .getJsonArray("engines").stream().allMatch(o -> ((JsonObject) o).containsKey("load")),
+          5_000, "load reports of every engine on router " + port);
+      JsonArray engines = new JsonObject(fleet.get(port, "/admin/engines").body()).getJsonArray("engines");
+      for (int e = 0; e < 3; e++) {
+        JsonObject load = engines.getJsonObject(e).getJsonObject("load");
+        assertNotNull(load, "engine " + e + " on router " + port + ": " + engines.getJsonObject(e));
+        assertEquals(fleet.engineMetric(e, "tandem_engine_kv_pages_total"),
+            load.getLong("kvPagesTotal").doubleValue(), "engine " + e);
+        assertEquals(250, load.getLong("periodMs"));
+        assertTrue(load.getJsonObject("metrics").containsKey("prompt_tokens_sum"), load.encode());
+      }
     }
   }
 

@@ -5,10 +5,10 @@ import dev.tandem.config.RouterMode;
 import dev.tandem.bus.Addresses;
 import dev.tandem.config.RouterOptions;
 import dev.tandem.router.RouterVerticle;
-import dev.tandem.router.registry.PrometheusText;
 import dev.tandem.supervisor.SupervisorVerticle;
 import dev.tandem.supervisor.TokenizerLoader;
 import dev.tandem.testing.FreePorts;
+import dev.tandem.testing.PrometheusSamples;
 import dev.tandem.tokenizer.TextTokenizer;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -53,7 +53,7 @@ final class TandemFleet implements AutoCloseable {
         .setEngineOverrides(engineOverrides)
         .setStartupTimeout(Duration.ofSeconds(120)).setHealthInterval(Duration.ofMillis(500))
         .setHealthTimeout(Duration.ofSeconds(2)).setStopGrace(Duration.ofSeconds(5))
-        .setRestartBackoff(Duration.ofMillis(200));
+        .setRestartBackoff(Duration.ofMillis(200)).setLoadReportInterval(Duration.ofMillis(250));
     SupervisorVerticle sv = new SupervisorVerticle(config, (cfg, tok) -> {
       tokenizer = tok;
       return RouterVerticle.forModelDir(routerOptions.apply(cfg.routerOptions()),
@@ -126,7 +126,7 @@ final class TandemFleet implements AutoCloseable {
 
   /** An engine's (or router's) /metrics samples. */
   Map<String, Double> metrics(int port) {
-    return PrometheusText.parse(get(port, "/metrics").body());
+    return PrometheusSamples.parse(get(port, "/metrics").body());
   }
 
   double engineMetric(int engineId, String name) {

@@ -9,8 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.bus.EngineRole;
 import dev.tandem.bus.EngineState;
 import dev.tandem.bus.EngineStatus;
+import dev.tandem.bus.LoadReport;
 import dev.tandem.router.policy.EngineSnapshot;
 import dev.tandem.router.policy.LoadGauges;
+import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -18,7 +20,7 @@ import org.junit.jupiter.api.Test;
 class EngineRegistryTest {
 
   private final AtomicLong now = new AtomicLong(1_000);
-  private final EngineRegistry registry = new EngineRegistry(now::get, 3_000);
+  private final EngineRegistry registry = new EngineRegistry(now::get);
 
   private static EngineStatus status(int id, EngineState state, int generation) {
     return new EngineStatus(id, "http://127.0.0.1:" + (9000 + id), EngineRole.DECODE, id, 1,
@@ -72,25 +74,64 @@ class EngineRegistryTest {
     assertEquals(EngineState.READY, registry.status(1).orElseThrow().state());
   }
 
-  @Test
-  void gaugesAreUsedWhileFreshAndDroppedOnStateChange() {
-    registry.apply(status(0, EngineState.READY, 0));
-    LoadGauges g = new LoadGauges(2, 1, 10, 100);
-    registry.updateGauges(0, 0, g);
-    assertEquals(g, registry.snapshot().get(0).gauges());
-    now.addAndGet(3_001);
-    assertNull(registry.snapshot().get(0).gauges(), "stale gauges must be ignored");
-    registry.updateGauges(0, 0, g);
-    assertNotNull(registry.gauges(0));
-    registry.apply(status(0, EngineState.UNHEALTHY, 0));
-    registry.apply(status(0, EngineState.READY, 0));
-    assertNull(registry.gauges(0), "gauges of an engine that went away say nothing now");
+  /** A report as an EngineVerticle publishes it, once per {@code periodMs}. */
+  private static LoadReport report(int id, int generation, Integer running, Integer waiting,
+      long periodMs) {
+    return new LoadReport(id, generation, running, waiting, 10L, 100L, periodMs, 0,
+        new JsonObject().put("prompt_tokens_sum", 7));
   }
 
   @Test
-  void gaugesOfAnOlderGenerationAreIgnored() {
+  void loadIsUsedWhileFreshAndStaleAfterThreeOfItsPeriods() {
+    registry.apply(status(0, EngineState.READY, 0));
+    registry.applyLoad(report(0, 0, 2, 1, 1_000));
+    assertEquals(new LoadGauges(2, 1, 10, 100), registry.snapshot().get(0).gauges());
+    assertEquals(3, registry.snapshot().get(0).score());
+    now.addAndGet(3_000);
+    assertNotNull(registry.gauges(0), "three periods old is still fresh");
+    now.addAndGet(1);
+    assertNull(registry.snapshot().get(0).gauges(), "older than three periods: stale");
+    assertNull(registry.load(0));
+    assertEquals(0, registry.snapshot().get(0).score(), "back to the router's in-flight count");
+
+    registry.applyLoad(report(0, 0, 0, 40, 100));
+    assertEquals(40, registry.snapshot().get(0).score());
+    now.addAndGet(301);
+    assertNull(registry.gauges(0), "staleness follows each report's own period");
+  }
+
+  @Test
+  void loadIsDroppedWhenTheEngineChangesState() {
+    registry.apply(status(0, EngineState.READY, 0));
+    registry.applyLoad(report(0, 0, 2, 1, 1_000));
+    assertNotNull(registry.gauges(0));
+    registry.apply(status(0, EngineState.UNHEALTHY, 0));
+    registry.apply(status(0, EngineState.READY, 0));
+    assertNull(registry.gauges(0), "the load of an engine that went away says nothing now");
+  }
+
+  @Test
+  void reportsOfAnotherGenerationOrAnUnreadyEngineAreIgnored() {
     registry.apply(status(0, EngineState.READY, 1));
-    registry.updateGauges(0, 0, new LoadGauges(9, 9, 0, 100));
-    assertNull(registry.gauges(0));
+    registry.applyLoad(report(0, 0, 9, 9, 1_000));
+    assertNull(registry.load(0), "a report of the process before the restart");
+    registry.apply(status(1, EngineState.STARTING, 0));
+    registry.applyLoad(report(1, 0, 9, 9, 1_000));
+    assertNull(registry.load(1));
+    registry.applyLoad(report(7, 0, 9, 9, 1_000)); // an engine the router never heard of
+    assertEquals(2, registry.statuses().size());
+  }
+
+  @Test
+  void aReportWithoutQueueGaugesLeavesTheInFlightCountAlone() {
+    registry.apply(status(0, EngineState.READY, 0));
+    InFlightLease lease = registry.lease(0);
+    registry.applyLoad(new LoadReport(0, 0, null, null, null, null, 1_000, 0,
+        new JsonObject().put("prompt_tokens_sum", 120)));
+    assertEquals(120, registry.load(0).metrics().getInteger("prompt_tokens_sum"),
+        "an MLC engine's counters are kept");
+    assertNull(registry.gauges(0), "but it told no running or waiting count");
+    assertEquals(1, registry.snapshot().get(0).score());
+    lease.release();
   }
 }

@@ -6,6 +6,8 @@ import dev.tandem.bus.Addresses;
 import dev.tandem.bus.EngineRole;
 import dev.tandem.bus.EngineState;
 import dev.tandem.bus.EngineStatus;
+import dev.tandem.bus.LoadReport;
+import dev.tandem.router.policy.LoadGauges;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -39,7 +41,7 @@ class FleetSubscriptionTest {
     vertx.eventBus().consumer(Addresses.FLEET_QUERY, msg -> msg.reply(new JsonObject()
         .put("engines", new JsonArray().add(status(0, EngineState.READY).toJson())
             .add(status(1, EngineState.STARTING).toJson()))));
-    EngineRegistry registry = new EngineRegistry(System::currentTimeMillis, 3000);
+    EngineRegistry registry = new EngineRegistry(System::currentTimeMillis);
     FleetSubscription sub = new FleetSubscription(vertx, registry);
     sub.start(2000).onComplete(ctx.succeeding(v -> {
       vertx.eventBus().publish(Addresses.ENGINE_STATUS, status(1, EngineState.READY).toJson());
@@ -47,6 +49,30 @@ class FleetSubscriptionTest {
       vertx.setPeriodic(20, id -> {
         if (registry.ready().size() == 2) {
           vertx.cancelTimer(id);
+          ctx.completeNow();
+        }
+      });
+    }));
+  }
+
+  @Test
+  @Timeout(value = 10, timeUnit = TimeUnit.SECONDS)
+  void loadReportsOnTheBusReachTheRegistry(Vertx vertx, VertxTestContext ctx) {
+    EngineRegistry registry = new EngineRegistry(System::currentTimeMillis);
+    FleetSubscription sub = new FleetSubscription(vertx, registry);
+    sub.start(100).onComplete(ctx.succeeding(v -> {
+      vertx.eventBus().publish(Addresses.ENGINE_STATUS, status(0, EngineState.READY).toJson());
+      vertx.eventBus().publish(Addresses.ENGINE_LOAD, new JsonObject().put("nonsense", true));
+      // JSON as text, as another process on a clustered bus might send it
+      vertx.eventBus().publish(Addresses.ENGINE_LOAD, new LoadReport(0, 0, 3, 17, 5L, 64L, 60_000,
+          System.currentTimeMillis(), new JsonObject()).toJson().encode());
+      vertx.setPeriodic(20, id -> {
+        if (registry.gauges(0) != null) {
+          vertx.cancelTimer(id);
+          ctx.verify(() -> {
+            assertEquals(new LoadGauges(3, 17, 5, 64), registry.gauges(0));
+            assertEquals(20, registry.snapshot().get(0).score());
+          });
           ctx.completeNow();
         }
       });

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * hangs, dropped connections, 5xx, malformed chunks, preempts at a chosen token. It speaks the
  * builtin engine's wire protocol (SSE chunks, a usage record with {@code extra.output_token_ids}
  * as under {@code --enable-debug}, optionally vLLM-style per-chunk {@code token_ids}, MicroServing
- * calls, release, {@code /metrics} gauges) with a deterministic toy "model": the next token is a function of the
+ * calls, release) with a deterministic toy "model": the next token is a function of the
  * whole sequence so far, so a continuation from prompt + generated tokens yields exactly the
  * tokens an uninterrupted run would (as a batch-invariant real engine does); seeded sampling is
  * a function of (seed, choice, position), so only a replay reproduces it.
@@ -144,13 +144,6 @@ public final class FaultInjectingFakeEngine {
   }
 
   private void handle(HttpServerRequest req) {
-    if (req.path().equals("/metrics")) {
-      req.response().end("# fake engine gauges\ntandem_engine_running " + running.get()
-          + "\ntandem_engine_waiting 0\ntandem_engine_parked " + parked.size()
-          + "\ntandem_engine_kv_pages_free 100\ntandem_engine_kv_pages_total 128\n"
-          + "tandem_engine_requests_received_total " + received.size() + "\n");
-      return;
-    }
     req.body().onSuccess(buf -> {
       JsonObject body = buf.length() == 0 ? new JsonObject() : buf.toJsonObject();
       received.add(new Received(req.path(), body));

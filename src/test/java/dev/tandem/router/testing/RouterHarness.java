@@ -4,6 +4,7 @@ import dev.tandem.bus.Addresses;
 import dev.tandem.bus.EngineRole;
 import dev.tandem.bus.EngineState;
 import dev.tandem.bus.EngineStatus;
+import dev.tandem.bus.LoadReport;
 import dev.tandem.router.api.ModelInfo;
 import dev.tandem.config.RouterOptions;
 import dev.tandem.router.RouterVerticle;
@@ -120,6 +121,11 @@ public final class RouterHarness {
 
   public void publish(EngineStatus status) {
     vertx.eventBus().publish(Addresses.ENGINE_STATUS, status.toJson());
+  }
+
+  /** Publishes a load report as an EngineVerticle does (this harness has none). */
+  public void publish(LoadReport load) {
+    vertx.eventBus().publish(Addresses.ENGINE_LOAD, load.toJson());
   }
 
   /** Publishes READY for each engine and waits until the router has them all in rotation. */

@@ -1,16 +1,16 @@
-package dev.tandem.router.registry;
+package dev.tandem.testing;
 
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Reads the sample lines of a Prometheus text page ({@code name{labels} value}, or MLC's
- * {@code name<TAB>value}); comments and malformed lines are skipped. Keys keep their labels
- * verbatim, e.g. {@code decode_time_by_batch_size_mean{batch_size=4}}.
+ * Reads the sample lines of a Prometheus text page ({@code name{labels} value}) for tests that
+ * check a /metrics page; comments and malformed lines are skipped. Keys keep their labels
+ * verbatim, e.g. {@code tandem_inflight{engine="0",role="prefill"}}.
  */
-public final class PrometheusText {
+public final class PrometheusSamples {
 
-  private PrometheusText() {}
+  private PrometheusSamples() {}
 
   public static Map<String, Double> parse(String text) {
     Map<String, Double> out = new HashMap<>();
@@ -24,14 +24,12 @@ public final class PrometheusText {
       if (split < 0) {
         continue;
       }
-      String name = line.substring(0, split);
       String rest = line.substring(split).strip();
       int end = indexOfWhitespace(rest, 0);
-      String value = end < 0 ? rest : rest.substring(0, end); // a timestamp may follow
       try {
-        out.put(name, Double.parseDouble(value));
+        out.put(line.substring(0, split), Double.parseDouble(end < 0 ? rest : rest.substring(0, end)));
       } catch (NumberFormatException e) {
-        // not a sample line: ignore
+        // not a sample line
       }
     }
     return out;
