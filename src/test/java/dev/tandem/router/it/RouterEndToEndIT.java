@@ -1,5 +1,8 @@
 package dev.tandem.router.it;
 
+import static dev.tandem.config.RouterOptions.METRICS_INTERVAL;
+import static dev.tandem.config.RouterOptions.ROUTER_MODE;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -60,10 +63,10 @@ class RouterEndToEndIT {
   @BeforeAll
   static void startFleet() throws Exception {
     Path model = TandemFleet.tinyModel(dir);
-    fleet = TandemFleet.start(model, dir, null, o -> o.setMetricsIntervalMs(250));
+    fleet = TandemFleet.start(model, dir, null, o -> o.set(METRICS_INTERVAL, Duration.ofMillis(250)));
     disagg = fleet.routerPort();
-    roundRobin = fleet.deployRouter(new RouterOptions().setMode(RouterMode.ROUND_ROBIN)
-        .setMetricsIntervalMs(250));
+    roundRobin = fleet.deployRouter(new RouterOptions().set(ROUTER_MODE, RouterMode.ROUND_ROBIN)
+        .set(METRICS_INTERVAL, Duration.ofMillis(250)));
   }
 
   @AfterAll
