@@ -4,83 +4,51 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 /**
- * Typed reads of request-body fields. JSON {@code null} counts as absent (as pydantic and MLC's
- * C++ parser treat it); a value of the wrong JSON type is a 400 naming the field.
+ * Typed reads of request-body fields (the rules are {@link JsonFieldReader}'s). JSON {@code null}
+ * counts as absent (as pydantic and MLC's C++ parser treat it); a value of the wrong JSON type is a
+ * 400 naming the field.
  */
 public final class JsonFields {
+  private static final JsonFieldReader READ = new JsonFieldReader(new JsonFieldReader.Failures() {
+    @Override
+    public RuntimeException wrongType(String field, String expected, Object got) {
+      return typeError(field, expected, got);
+    }
+
+    @Override
+    public RuntimeException outOfRange(String field, long got) {
+      return ApiError.invalid(field, "\"" + field + "\" is out of range: " + got);
+    }
+  });
+
   private JsonFields() {}
 
   public static Integer optInt(JsonObject body, String name) {
-    Long v = optLong(body, name);
-    if (v == null) {
-      return null;
-    }
-    if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
-      throw ApiError.invalid(name, "\"" + name + "\" is out of range: " + v);
-    }
-    return v.intValue();
+    return READ.intValue(name, body.getValue(name));
   }
 
   public static Long optLong(JsonObject body, String name) {
-    Object v = body.getValue(name);
-    if (v == null) {
-      return null;
-    }
-    if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
-      return ((Number) v).longValue();
-    }
-    if (v instanceof Number n) {
-      // pydantic accepts integral floats such as 16.0 for int fields; anything else is a type error
-      double d = n.doubleValue();
-      if (d == Math.rint(d) && !Double.isInfinite(d) && Math.abs(d) < 9.0e15) {
-        return (long) d;
-      }
-    }
-    throw typeError(name, "an integer", v);
+    return READ.longValue(name, body.getValue(name));
   }
 
   public static int requireInt(JsonObject body, String name) {
-    if (!body.containsKey(name) || body.getValue(name) == null) {
+    Integer v = optInt(body, name);
+    if (v == null) {
       throw ApiError.invalid(name, "\"" + name + "\" is required");
     }
-    return optInt(body, name);
+    return v;
   }
 
   public static Double optDouble(JsonObject body, String name) {
-    Object v = body.getValue(name);
-    if (v == null) {
-      return null;
-    }
-    if (v instanceof Number n) {
-      double d = n.doubleValue();
-      if (Double.isNaN(d) || Double.isInfinite(d)) {
-        throw typeError(name, "a finite number", v);
-      }
-      return d;
-    }
-    throw typeError(name, "a number", v);
+    return READ.doubleValue(name, body.getValue(name));
   }
 
   public static Boolean optBoolean(JsonObject body, String name) {
-    Object v = body.getValue(name);
-    if (v == null) {
-      return null;
-    }
-    if (v instanceof Boolean b) {
-      return b;
-    }
-    throw typeError(name, "a boolean", v);
+    return READ.booleanValue(name, body.getValue(name));
   }
 
   public static String optString(JsonObject body, String name) {
-    Object v = body.getValue(name);
-    if (v == null) {
-      return null;
-    }
-    if (v instanceof String s) {
-      return s;
-    }
-    throw typeError(name, "a string", v);
+    return READ.stringValue(name, body.getValue(name));
   }
 
   public static String requireString(JsonObject body, String name) {
@@ -92,14 +60,7 @@ public final class JsonFields {
   }
 
   public static JsonObject optObject(JsonObject body, String name) {
-    Object v = body.getValue(name);
-    if (v == null) {
-      return null;
-    }
-    if (v instanceof JsonObject o) {
-      return o;
-    }
-    throw typeError(name, "an object", v);
+    return READ.objectValue(name, body.getValue(name));
   }
 
   public static ApiError typeError(String name, String expected, Object got) {

@@ -1,5 +1,14 @@
 package dev.tandem.cli;
 
+import static dev.tandem.config.RouterConfig.ENDPOINT_PORTS;
+import static dev.tandem.config.RouterConfig.ENGINE_JVM_OPTS;
+import static dev.tandem.config.RouterConfig.LOG_DIR;
+import static dev.tandem.config.RouterConfig.MODEL;
+import static dev.tandem.config.RouterConfig.STOP_GRACE;
+import static dev.tandem.config.RouterOptions.ROUTER_HOST;
+import static dev.tandem.config.RouterOptions.ROUTER_MODE;
+import static dev.tandem.config.RouterOptions.ROUTER_PORT;
+
 import dev.tandem.config.ConfigException;
 import dev.tandem.config.ConfigValidator;
 import dev.tandem.config.RouterConfig;
@@ -75,10 +84,11 @@ public final class DemoCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     ensureModel();
-    RouterConfig config = new RouterConfig().setModel(modelDir.toString())
-        .setRouterMode(RouterMode.DISAGG).setRouterHost("127.0.0.1").setRouterPort(routerPort)
-        .setEndpointPorts(endpointPorts).setLogDir(logDir.toString())
-        .setEngineJvmOpts(List.of("-Xmx384m"));
+    RouterConfig config = new RouterConfig().set(MODEL, modelDir.toString())
+        .set(ROUTER_MODE, RouterMode.DISAGG).set(ROUTER_HOST, "127.0.0.1")
+        .set(ROUTER_PORT, routerPort)
+        .set(ENDPOINT_PORTS, endpointPorts).set(LOG_DIR, logDir.toString())
+        .set(ENGINE_JVM_OPTS, List.of("-Xmx384m"));
     try {
       ConfigValidator.validateAll(config);
     } catch (ConfigException e) {
@@ -164,7 +174,7 @@ public final class DemoCommand implements Callable<Integer> {
   private static void stop(Vertx vertx, RouterConfig config, CountDownLatch stopped) {
     try {
       vertx.close().toCompletionStage().toCompletableFuture()
-          .get(config.getStopGrace().toMillis() + 10_000, TimeUnit.MILLISECONDS);
+          .get(config.get(STOP_GRACE).toMillis() + 10_000, TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       System.err.println("tandem demo: stopping: " + e);
     } finally {

@@ -12,10 +12,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Checks a {@link RouterConfig} before anything starts. Each check throws a
- * {@link ConfigException} with a one-line message; the command line exits with code 2.
- * {@link #validate} is pure; {@link #checkEnvironment} looks at the file system and binds sockets,
- * so run it off event loops.
+ * The rules that span several options of a {@link RouterConfig} (each option's own rules were
+ * checked when it was set: see {@link Rule}). Each check throws a {@link ConfigException} with a
+ * one-line message; the command line exits with code 2. {@link #validate} is pure;
+ * {@link #checkEnvironment} looks at the file system and binds sockets, so run it off event loops.
  */
 public final class ConfigValidator {
 
@@ -29,49 +29,25 @@ public final class ConfigValidator {
 
   /** Checks that need nothing but the configuration itself. */
   public static void validate(RouterConfig config) {
-    if (config.getModel() == null || config.getModel().isBlank()) {
+    if (config.get(RouterConfig.MODEL) == null) {
       throw new ConfigException("a model folder is required (tandem router MODEL, or \"model\" in"
           + " the JSON configuration)");
     }
-    checkLengths(config);
-    checkPorts(config);
-    for (int gpus : config.getEndpointNumGpus()) {
-      if (gpus < 1) {
-        throw new ConfigException("--endpoint-num-gpus values must be at least 1, not " + gpus);
-      }
-    }
-    double f = config.getPdBalanceFactor();
-    if (!(f >= 0.0 && f < 1.0)) {
-      throw new ConfigException("--pd-balance-factor must be in [0, 1), not " + f
-          + " (it is the fraction of the prompt's tail prefilled on the decode engine)");
-    }
     List<EndpointConfig> endpoints = config.endpoints();
-    if (config.getRouterMode() == RouterMode.DISAGG) {
+    checkPortsDiffer(config.get(RouterOptions.ROUTER_PORT), endpoints);
+    if (config.get(RouterOptions.ROUTER_MODE) == RouterMode.DISAGG) {
       checkDisaggTopology(endpoints);
     }
-    positive("--startup-timeout", config.getStartupTimeout());
-    positive("--health-interval", config.getHealthInterval());
-    positive("--health-timeout", config.getHealthTimeout());
-    positive("--stop-grace", config.getStopGrace());
-    positive("restartBackoffMs", config.getRestartBackoff());
-    if (config.getLoadReportInterval().isNegative()) {
-      throw new ConfigException("loadReportIntervalMs must be 0 (off) or positive, not "
-          + config.getLoadReportInterval().toMillis() + " ms");
-    }
-    if (config.getRestartBackoffMax().compareTo(config.getRestartBackoff()) < 0) {
-      throw new ConfigException("restartBackoffMaxMs must not be below restartBackoffMs");
-    }
-    if (config.getHealthFailures() < 1) {
-      throw new ConfigException("healthFailures must be at least 1, not " + config.getHealthFailures());
-    }
-    if (config.getRestartLimit() < 0) {
-      throw new ConfigException("restartLimit must be 0 or more, not " + config.getRestartLimit());
+    Duration backoff = config.get(RouterConfig.RESTART_BACKOFF);
+    if (config.get(RouterConfig.RESTART_BACKOFF_MAX).compareTo(backoff) < 0) {
+      throw new ConfigException("--restart-backoff-max (restartBackoffMaxMs) must not be below"
+          + " --restart-backoff (restartBackoffMs)");
     }
   }
 
   /** The model folder and its tokenizer exist; every port is free to listen on. */
   public static void checkEnvironment(RouterConfig config) {
-    Path model = Path.of(config.getModel());
+    Path model = Path.of(config.get(RouterConfig.MODEL));
     if (!Files.isDirectory(model)) {
       throw new ConfigException("model folder " + model.toAbsolutePath() + " does not exist"
           + " (make one with: tandem make-model " + model + " --preset tiny)");
@@ -80,53 +56,23 @@ public final class ConfigValidator {
       throw new ConfigException("model folder " + model.toAbsolutePath() + " has no tokenizer.json"
           + " (the router tokenizes prompts with it)");
     }
-    checkFree("the router", config.getRouterHost(), config.getRouterPort());
+    checkFree("the router", config.get(RouterOptions.ROUTER_HOST),
+        config.get(RouterOptions.ROUTER_PORT));
     for (EndpointConfig endpoint : config.endpoints()) {
       checkFree("endpoint " + endpoint.id(), endpoint.host(), endpoint.port());
     }
   }
 
-  private static void checkLengths(RouterConfig config) {
-    int hosts = config.getEndpointHosts().size();
-    int ports = config.getEndpointPorts().size();
-    int gpus = config.getEndpointNumGpus().size();
-    int roles = config.getEndpointRoles().size();
-    if (ports == 0) {
-      throw new ConfigException("--endpoint-ports needs at least one port");
-    }
-    boolean hostsFit = hosts == 1 || hosts == ports;
-    boolean gpusFit = gpus == 1 || gpus == ports;
-    if (!hostsFit || !gpusFit) {
-      throw new ConfigException("--endpoint-hosts (" + hosts + " values), --endpoint-ports (" + ports
-          + ") and --endpoint-num-gpus (" + gpus + ") must have the same length"
-          + " (a single host or GPU count applies to every port)");
-    }
-    if (roles != 0 && roles != 1 && roles != ports) {
-      throw new ConfigException("--endpoint-roles has " + roles + " values but --endpoint-ports has "
-          + ports + "; give one role per port");
-    }
-  }
-
-  private static void checkPorts(RouterConfig config) {
+  private static void checkPortsDiffer(int routerPort, List<EndpointConfig> endpoints) {
     Map<Integer, String> owners = new HashMap<>();
-    checkPort("--router-port", config.getRouterPort());
-    owners.put(config.getRouterPort(), "the router");
-    List<Integer> ports = config.getEndpointPorts();
-    for (int i = 0; i < ports.size(); i++) {
-      int port = ports.get(i);
-      checkPort("--endpoint-ports", port);
-      String owner = "endpoint " + i;
-      String previous = owners.putIfAbsent(port, owner);
+    owners.put(routerPort, "the router");
+    for (EndpointConfig endpoint : endpoints) {
+      String owner = "endpoint " + endpoint.id();
+      String previous = owners.putIfAbsent(endpoint.port(), owner);
       if (previous != null) {
-        throw new ConfigException("port " + port + " is given twice (" + previous + " and " + owner
-            + "); every engine and the router need their own port");
+        throw new ConfigException("port " + endpoint.port() + " is given twice (" + previous
+            + " and " + owner + "); every engine and the router need their own port");
       }
-    }
-  }
-
-  private static void checkPort(String flag, int port) {
-    if (port < 1 || port > 65535) {
-      throw new ConfigException(flag + " values must be between 1 and 65535, not " + port);
     }
   }
 
@@ -146,12 +92,6 @@ public final class ConfigValidator {
     throw new ConfigException("disagg mode needs one endpoint that can prefill and another that can"
         + " decode, but the roles are " + endpoints.stream().map(e -> e.role().name()
             .toLowerCase(java.util.Locale.ROOT)).toList() + "; see --endpoint-roles");
-  }
-
-  private static void positive(String name, Duration value) {
-    if (value.isZero() || value.isNegative()) {
-      throw new ConfigException(name + " must be positive, not " + value.toMillis() + " ms");
-    }
   }
 
   private static void checkFree(String owner, String host, int port) {

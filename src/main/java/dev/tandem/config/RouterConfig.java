@@ -1,126 +1,126 @@
 package dev.tandem.config;
 
+import static dev.tandem.config.Rule.atLeast;
+import static dev.tandem.config.Rule.between;
+import static dev.tandem.config.Rule.each;
+import static dev.tandem.config.Rule.notBlank;
+import static dev.tandem.config.Rule.notEmpty;
+import static dev.tandem.config.Rule.notNegative;
+import static dev.tandem.config.Rule.positive;
+
 import dev.tandem.bus.EngineRole;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
 
 /**
  * Everything {@code tandem router} needs: {@code mlc_llm router}'s options with its defaults, plus
- * Tandem's (engine kind, roles, logs, timeouts). Options are set fluently, written to and read from
- * JSON ({@code conf/router.json}, the Vert.x launcher's {@code -conf}), checked by
- * {@link ConfigValidator} and resolved into one {@link EndpointConfig} per engine by
- * {@link #endpoints()}.
+ * Tandem's (engine kind, roles, logs, timeouts), plus the router verticle's
+ * ({@link RouterOptions}, whose keys sit in the same flat JSON object). Read from JSON
+ * ({@code conf/router.json}, the Vert.x launcher's {@code -conf}) or set from flags (see
+ * {@code tandem router --help}); cross-option rules are {@link ConfigValidator}'s; resolved into
+ * one {@link EndpointConfig} per engine by {@link #endpoints()}.
  *
- * <p>List broadcasting: a single {@code endpointHosts} or {@code endpointNumGpus} value applies to
- * every port (so {@code --endpoint-ports 8080 8081 8082} alone means three engines on 127.0.0.1 with
- * one device each; MLC asserts equal lengths instead). Lists of more than one value must have one
- * value per port.
+ * <p>List broadcasting: a single {@code endpointHosts}, {@code endpointNumGpus} or
+ * {@code endpointRoles} value applies to every port (so {@code --endpoint-ports 8080 8081 8082}
+ * alone means three engines on 127.0.0.1 with one device each; MLC asserts equal lengths
+ * instead). Lists of more than one value must have one value per port.
  */
-public final class RouterConfig {
-  public static final String DEFAULT_MODEL_LIB = null;
-  public static final RouterMode DEFAULT_ROUTER_MODE = RouterMode.DISAGG;
-  public static final String DEFAULT_ROUTER_HOST = "127.0.0.1";
-  public static final int DEFAULT_ROUTER_PORT = 8000;
-  public static final List<String> DEFAULT_ENDPOINT_HOSTS = List.of("127.0.0.1");
-  public static final List<Integer> DEFAULT_ENDPOINT_PORTS = List.of(8080);
-  public static final List<Integer> DEFAULT_ENDPOINT_NUM_GPUS = List.of(1);
+public final class RouterConfig extends OptionValues<RouterConfig> {
+
+  private static final OptionTable FLEET = new OptionTable("Fleet");
+
+  public static final Option<String> MODEL = FLEET.add(Option.string("model", null, null)
+      .rule(notBlank()).label("MODEL").help("model folder with tokenizer.json; required"));
+  public static final Option<String> MODEL_LIB = FLEET.add(Option.string("modelLib",
+      "--model-lib", null).label("PATH").help("compiled model library (MLC engines)"));
+  public static final Option<List<String>> ENDPOINT_HOSTS = FLEET.add(Option.of("endpointHosts",
+      "--endpoint-hosts", ValueType.listOf(ValueType.STRING, ","), List.of("127.0.0.1"))
+      .rule(each(notBlank())).label("HOST").help("comma-separated, as MLC; one host applies to"
+          + " every port"));
+  public static final Option<List<Integer>> ENDPOINT_PORTS = FLEET.add(Option.of("endpointPorts",
+      "--endpoint-ports", ValueType.listOf(ValueType.INTEGER, null), List.of(8080))
+      .rule(notEmpty()).rule(each(between(1, 65535))).label("PORT")
+      .help("space-separated, as MLC; one engine per port"));
+  public static final Option<List<Integer>> ENDPOINT_NUM_GPUS = FLEET.add(Option.of(
+      "endpointNumGpus", "--endpoint-num-gpus", ValueType.listOf(ValueType.INTEGER, null),
+      List.of(1)).rule(each(atLeast(1))).help("space-separated devices per endpoint; one value"
+          + " applies to all"));
   /** Empty: endpoint 0 prefills and the rest decode (disagg), every engine does both (round-robin). */
-  public static final List<EngineRole> DEFAULT_ENDPOINT_ROLES = List.of();
-  public static final boolean DEFAULT_ENABLE_PREFIX_CACHE = false;
-  public static final double DEFAULT_PD_BALANCE_FACTOR = 0.0;
-  public static final EngineKind DEFAULT_ENGINE = EngineKind.BUILTIN;
-  public static final String DEFAULT_LOG_DIR = "logs";
+  public static final Option<List<EngineRole>> ENDPOINT_ROLES = FLEET.add(Option.of(
+      "endpointRoles", "--endpoint-roles", ValueType.listOf(ValueType.choice(
+          List.of(EngineRole.values()), r -> r.name().toLowerCase(Locale.ROOT)), ","), List.of())
+      .label("ROLE").help("prefill, decode or both per endpoint; none: as MLC (disagg: endpoint"
+          + " 0 prefills, the rest decode; round-robin: every engine does both)"));
+  public static final Option<Boolean> ENABLE_PREFIX_CACHE = FLEET.add(Option.bool(
+      "enablePrefixCache", "--enable-prefix-cache", false)
+      .help("engines get --prefix-cache-mode radix, else disable"));
+  public static final Option<EngineKind> ENGINE = FLEET.add(Option.of("engine", "--engine",
+      ValueType.choice(List.of(EngineKind.values()), EngineKind::wireName), EngineKind.BUILTIN)
+      .help("the engine server launched per endpoint"));
+  public static final Option<String> LOG_DIR = FLEET.add(Option.string("logDir", "--log-dir",
+      "logs").rule(notBlank()).label("DIR").help("one engine-N.log per engine, appended"
+          + " across restarts"));
   /** MLC's readiness probe gives up after about 120 s; so do we, but for real. */
-  public static final Duration DEFAULT_STARTUP_TIMEOUT = Duration.ofSeconds(120);
-  public static final Duration DEFAULT_HEALTH_INTERVAL = Duration.ofSeconds(2);
-  public static final Duration DEFAULT_HEALTH_TIMEOUT = Duration.ofSeconds(3);
-  /** Consecutive failed health probes after which a running engine is UNHEALTHY. */
-  public static final int DEFAULT_HEALTH_FAILURES = 3;
-  /** How often each engine's load is read and published on the bus (0: never). */
-  public static final Duration DEFAULT_LOAD_REPORT_INTERVAL = Duration.ofSeconds(1);
-  public static final Duration DEFAULT_RESTART_BACKOFF = Duration.ofMillis(500);
-  public static final Duration DEFAULT_RESTART_BACKOFF_MAX = Duration.ofSeconds(30);
-  /** Consecutive failed restarts after which an engine is FAILED (a manual restart revives it). */
-  public static final int DEFAULT_RESTART_LIMIT = 5;
-  /** Time between SIGTERM and SIGKILL when stopping an engine (MLC waits 10 s after its SIGKILL). */
-  public static final Duration DEFAULT_STOP_GRACE = Duration.ofSeconds(10);
-  public static final String DEFAULT_PYTHON = "python3";
-  public static final String DEFAULT_ENGINE_OVERRIDES = null;
-  public static final List<String> DEFAULT_ENGINE_JVM_OPTS = List.of();
+  public static final Option<Duration> STARTUP_TIMEOUT = FLEET.add(Option.millis(
+      "startupTimeoutMs", "--startup-timeout", Duration.ofSeconds(120)).rule(positive())
+      .help("every engine READY within it"));
+  public static final Option<Duration> HEALTH_INTERVAL = FLEET.add(Option.millis(
+      "healthIntervalMs", "--health-interval", Duration.ofSeconds(2)).rule(positive())
+      .help("between health probes (never overlapping)"));
+  public static final Option<Duration> HEALTH_TIMEOUT = FLEET.add(Option.millis(
+      "healthTimeoutMs", "--health-timeout", Duration.ofSeconds(3)).rule(positive())
+      .help("one health probe"));
+  public static final Option<Integer> HEALTH_FAILURES = FLEET.add(Option.integer(
+      "healthFailures", "--health-failures", 3).rule(atLeast(1))
+      .help("failed probes in a row that make an engine UNHEALTHY"));
+  public static final Option<Duration> LOAD_REPORT_INTERVAL = FLEET.add(Option.millis(
+      "loadReportIntervalMs", "--load-report-interval", Duration.ofSeconds(1)).rule(notNegative())
+      .help("how often each engine's load is read and published on the bus; 0: never"));
+  public static final Option<Duration> RESTART_BACKOFF = FLEET.add(Option.millis(
+      "restartBackoffMs", "--restart-backoff", Duration.ofMillis(500)).rule(positive())
+      .help("first wait before restarting an engine, doubling up to --restart-backoff-max"));
+  public static final Option<Duration> RESTART_BACKOFF_MAX = FLEET.add(Option.millis(
+      "restartBackoffMaxMs", "--restart-backoff-max", Duration.ofSeconds(30)).rule(positive())
+      .help("longest wait between restarts; READY this long resets the count"));
+  public static final Option<Integer> RESTART_LIMIT = FLEET.add(Option.integer("restartLimit",
+      "--restart-limit", 5).rule(atLeast(0))
+      .help("consecutive restarts before FAILED (a manual restart revives it)"));
+  /** MLC waits 10 s after its SIGKILL. */
+  public static final Option<Duration> STOP_GRACE = FLEET.add(Option.millis("stopGraceMs",
+      "--stop-grace", Duration.ofSeconds(10)).rule(positive()).help("SIGTERM, then SIGKILL"));
+  public static final Option<String> PYTHON = FLEET.add(Option.string("python", "--python",
+      "python3").rule(notBlank()).label("PATH").help("python with mlc_llm (MLC engines)"));
+  public static final Option<String> ENGINE_OVERRIDES = FLEET.add(Option.string(
+      "engineOverrides", "--engine-overrides", null).label("K=V;...")
+      .help("appended to the engines' --overrides"));
+  public static final Option<List<String>> ENGINE_JVM_OPTS = FLEET.add(Option.of("engineJvmOpts",
+      "--engine-jvm-opts", ValueType.WORDS, List.of()).help("builtin engines' JVM options,"
+          + " space-separated; use = for values starting with -: --engine-jvm-opts=-Xmx512m"));
   /** Builtin engines share a class-data archive (see {@code EngineCds}): faster, cheaper starts. */
-  public static final boolean DEFAULT_ENGINE_CDS = true;
+  public static final Option<Boolean> ENGINE_CDS = FLEET.add(Option.bool("engineCds",
+      "--engine-cds", true).help("builtin engines share a class-data archive"));
 
-  private String model;
-  private String modelLib = DEFAULT_MODEL_LIB;
-  private RouterMode routerMode = DEFAULT_ROUTER_MODE;
-  private String routerHost = DEFAULT_ROUTER_HOST;
-  private int routerPort = DEFAULT_ROUTER_PORT;
-  private List<String> endpointHosts = DEFAULT_ENDPOINT_HOSTS;
-  private List<Integer> endpointPorts = DEFAULT_ENDPOINT_PORTS;
-  private List<Integer> endpointNumGpus = DEFAULT_ENDPOINT_NUM_GPUS;
-  private List<EngineRole> endpointRoles = DEFAULT_ENDPOINT_ROLES;
-  private boolean enablePrefixCache = DEFAULT_ENABLE_PREFIX_CACHE;
-  private double pdBalanceFactor = DEFAULT_PD_BALANCE_FACTOR;
-  private EngineKind engine = DEFAULT_ENGINE;
-  private String logDir = DEFAULT_LOG_DIR;
-  private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
-  private Duration healthInterval = DEFAULT_HEALTH_INTERVAL;
-  private Duration healthTimeout = DEFAULT_HEALTH_TIMEOUT;
-  private int healthFailures = DEFAULT_HEALTH_FAILURES;
-  private Duration loadReportInterval = DEFAULT_LOAD_REPORT_INTERVAL;
-  private Duration restartBackoff = DEFAULT_RESTART_BACKOFF;
-  private Duration restartBackoffMax = DEFAULT_RESTART_BACKOFF_MAX;
-  private int restartLimit = DEFAULT_RESTART_LIMIT;
-  private Duration stopGrace = DEFAULT_STOP_GRACE;
-  private String python = DEFAULT_PYTHON;
-  private String engineOverrides = DEFAULT_ENGINE_OVERRIDES;
-  private List<String> engineJvmOpts = DEFAULT_ENGINE_JVM_OPTS;
-  private boolean engineCds = DEFAULT_ENGINE_CDS;
+  /** The fleet's options, then the router's. */
+  public static final OptionTable OPTIONS = OptionTable.of("tandem router", FLEET,
+      RouterOptions.OPTIONS);
 
-  public RouterConfig() {}
-
-  public RouterConfig(RouterConfig other) {
-    this(other.toJson());
+  /** Every option at its default (no model yet). */
+  public RouterConfig() {
+    super(OPTIONS);
   }
 
-  /**
-   * Reads the JSON form (keys as in {@link #toJson()}; absent keys keep their defaults). Wrong
-   * types or values throw {@link ConfigException} naming the key.
-   */
+  public RouterConfig(RouterConfig other) {
+    super(OPTIONS);
+    copyFrom(other);
+  }
+
+  /** Reads the JSON form; see {@link OptionValues}. */
   public RouterConfig(JsonObject json) {
-    JsonReader in = new JsonReader(json);
-    model = in.string("model", null);
-    modelLib = in.string("modelLib", DEFAULT_MODEL_LIB);
-    routerMode = RouterMode.parse(in.string("routerMode", DEFAULT_ROUTER_MODE.wireName()));
-    routerHost = in.string("routerHost", DEFAULT_ROUTER_HOST);
-    routerPort = in.integer("routerPort", DEFAULT_ROUTER_PORT);
-    endpointHosts = in.strings("endpointHosts", DEFAULT_ENDPOINT_HOSTS);
-    endpointPorts = in.integers("endpointPorts", DEFAULT_ENDPOINT_PORTS);
-    endpointNumGpus = in.integers("endpointNumGpus", DEFAULT_ENDPOINT_NUM_GPUS);
-    endpointRoles = parseRoles(in.strings("endpointRoles", List.of()));
-    enablePrefixCache = in.bool("enablePrefixCache", DEFAULT_ENABLE_PREFIX_CACHE);
-    pdBalanceFactor = in.number("pdBalanceFactor", DEFAULT_PD_BALANCE_FACTOR);
-    engine = EngineKind.parse(in.string("engine", DEFAULT_ENGINE.wireName()));
-    logDir = in.string("logDir", DEFAULT_LOG_DIR);
-    startupTimeout = in.millis("startupTimeoutMs", DEFAULT_STARTUP_TIMEOUT);
-    healthInterval = in.millis("healthIntervalMs", DEFAULT_HEALTH_INTERVAL);
-    healthTimeout = in.millis("healthTimeoutMs", DEFAULT_HEALTH_TIMEOUT);
-    healthFailures = in.integer("healthFailures", DEFAULT_HEALTH_FAILURES);
-    loadReportInterval = in.millis("loadReportIntervalMs", DEFAULT_LOAD_REPORT_INTERVAL);
-    restartBackoff = in.millis("restartBackoffMs", DEFAULT_RESTART_BACKOFF);
-    restartBackoffMax = in.millis("restartBackoffMaxMs", DEFAULT_RESTART_BACKOFF_MAX);
-    restartLimit = in.integer("restartLimit", DEFAULT_RESTART_LIMIT);
-    stopGrace = in.millis("stopGraceMs", DEFAULT_STOP_GRACE);
-    python = in.string("python", DEFAULT_PYTHON);
-    engineOverrides = in.string("engineOverrides", DEFAULT_ENGINE_OVERRIDES);
-    engineJvmOpts = in.strings("engineJvmOpts", DEFAULT_ENGINE_JVM_OPTS);
-    engineCds = in.bool("engineCds", DEFAULT_ENGINE_CDS);
-    in.rejectUnknownKeys();
+    super(OPTIONS, json);
   }
 
   /** Same as {@code new RouterConfig(json)}. */
@@ -128,65 +128,42 @@ public final class RouterConfig {
     return new RouterConfig(json);
   }
 
-  /** Every option, defaults included, so a written file documents itself. */
-  public JsonObject toJson() {
-    JsonObject json = new JsonObject();
-    json.put("model", model);
-    json.put("modelLib", modelLib);
-    json.put("routerMode", routerMode.wireName());
-    json.put("routerHost", routerHost);
-    json.put("routerPort", routerPort);
-    json.put("endpointHosts", new JsonArray(new ArrayList<>(endpointHosts)));
-    json.put("endpointPorts", new JsonArray(new ArrayList<>(endpointPorts)));
-    json.put("endpointNumGpus", new JsonArray(new ArrayList<>(endpointNumGpus)));
-    JsonArray roles = new JsonArray();
-    endpointRoles.forEach(role -> roles.add(role.name().toLowerCase(Locale.ROOT)));
-    json.put("endpointRoles", roles);
-    json.put("enablePrefixCache", enablePrefixCache);
-    json.put("pdBalanceFactor", pdBalanceFactor);
-    json.put("engine", engine.wireName());
-    json.put("logDir", logDir);
-    json.put("startupTimeoutMs", startupTimeout.toMillis());
-    json.put("healthIntervalMs", healthInterval.toMillis());
-    json.put("healthTimeoutMs", healthTimeout.toMillis());
-    json.put("healthFailures", healthFailures);
-    json.put("loadReportIntervalMs", loadReportInterval.toMillis());
-    json.put("restartBackoffMs", restartBackoff.toMillis());
-    json.put("restartBackoffMaxMs", restartBackoffMax.toMillis());
-    json.put("restartLimit", restartLimit);
-    json.put("stopGraceMs", stopGrace.toMillis());
-    json.put("python", python);
-    json.put("engineOverrides", engineOverrides);
-    json.put("engineJvmOpts", new JsonArray(new ArrayList<>(engineJvmOpts)));
-    json.put("engineCds", engineCds);
-    return json;
+  /** The router verticle's options: every {@link RouterOptions} value of this configuration. */
+  public RouterOptions routerOptions() {
+    return RouterOptions.of(this);
   }
 
   /**
-   * One endpoint per port, in order, with hosts and GPU counts broadcast when given once, PE
-   * starts as prefix sums of GPU counts and roles defaulted by mode. Throws {@link ConfigException}
-   * when the lists cannot be matched up (see {@link ConfigValidator}).
+   * One endpoint per port, in order, with hosts, GPU counts and roles broadcast when given once,
+   * PE starts as prefix sums of GPU counts and roles defaulted by mode. Lists that cannot be
+   * matched up are a {@link ConfigException}: the one place that rule is checked.
    */
   public List<EndpointConfig> endpoints() {
-    int n = endpointPorts.size();
-    List<String> hosts = broadcast("--endpoint-hosts", endpointHosts, n);
-    List<Integer> gpus = broadcast("--endpoint-num-gpus", endpointNumGpus, n);
-    List<EngineRole> roles = endpointRoles.isEmpty() ? defaultRoles(routerMode, n)
-        : broadcast("--endpoint-roles", endpointRoles, n);
+    List<Integer> ports = get(ENDPOINT_PORTS);
+    int n = ports.size();
+    List<String> hosts = get(ENDPOINT_HOSTS);
+    List<Integer> gpus = get(ENDPOINT_NUM_GPUS);
+    List<EngineRole> roles = get(ENDPOINT_ROLES);
+    if (!fits(hosts, n) || !fits(gpus, n)) {
+      throw new ConfigException("--endpoint-hosts (" + hosts.size() + " values), --endpoint-ports ("
+          + n + ") and --endpoint-num-gpus (" + gpus.size() + ") must have the same length"
+          + " (a single host or GPU count applies to every port)");
+    }
+    if (!roles.isEmpty() && !fits(roles, n)) {
+      throw new ConfigException("--endpoint-roles has " + roles.size() + " values but"
+          + " --endpoint-ports has " + n + "; give one role per port");
+    }
+    roles = roles.isEmpty() ? defaultRoles(get(RouterOptions.ROUTER_MODE), n) : broadcast(roles, n);
+    hosts = broadcast(hosts, n);
+    gpus = broadcast(gpus, n);
     List<EndpointConfig> endpoints = new ArrayList<>(n);
     int peStart = 0;
     for (int i = 0; i < n; i++) {
-      endpoints.add(new EndpointConfig(i, hosts.get(i), endpointPorts.get(i), gpus.get(i), peStart,
+      endpoints.add(new EndpointConfig(i, hosts.get(i), ports.get(i), gpus.get(i), peStart,
           roles.get(i)));
       peStart += gpus.get(i);
     }
     return List.copyOf(endpoints);
-  }
-
-  /** The router verticle's options this configuration implies (the rest keep their defaults). */
-  public RouterOptions routerOptions() {
-    return new RouterOptions().setMode(routerMode).setHost(routerHost).setPort(routerPort)
-        .setPdBalanceFactor(pdBalanceFactor);
   }
 
   /** Total PEs of the world: the sum of every endpoint's GPU count (MLC's {@code npes}). */
@@ -204,96 +181,11 @@ public final class RouterConfig {
     return roles;
   }
 
-  public static List<EngineRole> parseRoles(List<String> names) {
-    List<EngineRole> roles = new ArrayList<>(names.size());
-    for (String name : names) {
-      try {
-        roles.add(EngineRole.valueOf(name.trim().toUpperCase(Locale.ROOT)));
-      } catch (IllegalArgumentException e) {
-        throw new ConfigException("endpoint role must be prefill, decode or both, not '" + name + "'");
-      }
-    }
-    return List.copyOf(roles);
+  private static boolean fits(List<?> values, int n) {
+    return values.size() == 1 || values.size() == n;
   }
 
-  private static <T> List<T> broadcast(String flag, List<T> values, int n) {
-    if (values.size() == 1 && n > 1) {
-      return java.util.Collections.nCopies(n, values.get(0));
-    }
-    if (values.size() != n) {
-      throw new ConfigException(flag + " has " + values.size() + " values but --endpoint-ports has "
-          + n + "; give one value for all or one per port");
-    }
-    return values;
-  }
-
-  // ---- fluent accessors ----
-
-  public String getModel() { return model; }
-  public RouterConfig setModel(String model) { this.model = model; return this; }
-  public String getModelLib() { return modelLib; }
-  public RouterConfig setModelLib(String modelLib) { this.modelLib = modelLib; return this; }
-  public RouterMode getRouterMode() { return routerMode; }
-  public RouterConfig setRouterMode(RouterMode mode) { this.routerMode = Objects.requireNonNull(mode); return this; }
-  public String getRouterHost() { return routerHost; }
-  public RouterConfig setRouterHost(String host) { this.routerHost = Objects.requireNonNull(host); return this; }
-  public int getRouterPort() { return routerPort; }
-  public RouterConfig setRouterPort(int port) { this.routerPort = port; return this; }
-  public List<String> getEndpointHosts() { return endpointHosts; }
-  public RouterConfig setEndpointHosts(List<String> hosts) { this.endpointHosts = List.copyOf(hosts); return this; }
-  public List<Integer> getEndpointPorts() { return endpointPorts; }
-  public RouterConfig setEndpointPorts(List<Integer> ports) { this.endpointPorts = List.copyOf(ports); return this; }
-  public List<Integer> getEndpointNumGpus() { return endpointNumGpus; }
-  public RouterConfig setEndpointNumGpus(List<Integer> gpus) { this.endpointNumGpus = List.copyOf(gpus); return this; }
-  public List<EngineRole> getEndpointRoles() { return endpointRoles; }
-  public RouterConfig setEndpointRoles(List<EngineRole> roles) { this.endpointRoles = List.copyOf(roles); return this; }
-  public boolean isEnablePrefixCache() { return enablePrefixCache; }
-  public RouterConfig setEnablePrefixCache(boolean enable) { this.enablePrefixCache = enable; return this; }
-  public double getPdBalanceFactor() { return pdBalanceFactor; }
-  public RouterConfig setPdBalanceFactor(double factor) { this.pdBalanceFactor = factor; return this; }
-  public EngineKind getEngine() { return engine; }
-  public RouterConfig setEngine(EngineKind engine) { this.engine = Objects.requireNonNull(engine); return this; }
-  public String getLogDir() { return logDir; }
-  public RouterConfig setLogDir(String logDir) { this.logDir = Objects.requireNonNull(logDir); return this; }
-  public Duration getStartupTimeout() { return startupTimeout; }
-  public RouterConfig setStartupTimeout(Duration timeout) { this.startupTimeout = Objects.requireNonNull(timeout); return this; }
-  public Duration getHealthInterval() { return healthInterval; }
-  public RouterConfig setHealthInterval(Duration interval) { this.healthInterval = Objects.requireNonNull(interval); return this; }
-  public Duration getHealthTimeout() { return healthTimeout; }
-  public RouterConfig setHealthTimeout(Duration timeout) { this.healthTimeout = Objects.requireNonNull(timeout); return this; }
-  public int getHealthFailures() { return healthFailures; }
-  public RouterConfig setHealthFailures(int failures) { this.healthFailures = failures; return this; }
-  public Duration getLoadReportInterval() { return loadReportInterval; }
-  public RouterConfig setLoadReportInterval(Duration interval) { this.loadReportInterval = Objects.requireNonNull(interval); return this; }
-  public Duration getRestartBackoff() { return restartBackoff; }
-  public RouterConfig setRestartBackoff(Duration backoff) { this.restartBackoff = Objects.requireNonNull(backoff); return this; }
-  public Duration getRestartBackoffMax() { return restartBackoffMax; }
-  public RouterConfig setRestartBackoffMax(Duration max) { this.restartBackoffMax = Objects.requireNonNull(max); return this; }
-  public int getRestartLimit() { return restartLimit; }
-  public RouterConfig setRestartLimit(int limit) { this.restartLimit = limit; return this; }
-  public Duration getStopGrace() { return stopGrace; }
-  public RouterConfig setStopGrace(Duration grace) { this.stopGrace = Objects.requireNonNull(grace); return this; }
-  public String getPython() { return python; }
-  public RouterConfig setPython(String python) { this.python = Objects.requireNonNull(python); return this; }
-  public String getEngineOverrides() { return engineOverrides; }
-  public RouterConfig setEngineOverrides(String overrides) { this.engineOverrides = overrides; return this; }
-  public List<String> getEngineJvmOpts() { return engineJvmOpts; }
-  public RouterConfig setEngineJvmOpts(List<String> opts) { this.engineJvmOpts = List.copyOf(opts); return this; }
-  public boolean isEngineCds() { return engineCds; }
-  public RouterConfig setEngineCds(boolean cds) { this.engineCds = cds; return this; }
-
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof RouterConfig other && toJson().equals(other.toJson());
-  }
-
-  @Override
-  public int hashCode() {
-    return toJson().hashCode();
-  }
-
-  @Override
-  public String toString() {
-    return toJson().encode();
+  private static <T> List<T> broadcast(List<T> values, int n) {
+    return values.size() == 1 ? Collections.nCopies(n, values.get(0)) : values;
   }
 }

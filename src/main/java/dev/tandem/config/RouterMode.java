@@ -1,7 +1,5 @@
 package dev.tandem.config;
 
-import java.util.Locale;
-
 /** How the router uses the fleet: {@code mlc_llm router --router-mode}. */
 public enum RouterMode {
   /** Prefill on one engine, decode on another, KV moved between them. */
@@ -18,15 +16,6 @@ public enum RouterMode {
   /** The name used on the command line and in JSON. */
   public String wireName() {
     return wireName;
-  }
-
-  public static RouterMode parse(String value) {
-    for (RouterMode mode : values()) {
-      if (mode.wireName.equals(value.toLowerCase(Locale.ROOT))) {
-        return mode;
-      }
-    }
-    throw new ConfigException("router mode must be disagg or round-robin, not '" + value + "'");
   }
 
   @Override

@@ -1,164 +1,101 @@
 package dev.tandem.config;
 
+import static dev.tandem.config.Rule.atLeast;
+import static dev.tandem.config.Rule.between;
+import static dev.tandem.config.Rule.notBlank;
+import static dev.tandem.config.Rule.notNegative;
+import static dev.tandem.config.Rule.positive;
+
 import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.List;
 
 /**
- * Typed, validated options of the router verticle, with a JSON round trip (camelCase keys, the
- * same names as the setters). Defaults follow {@code mlc_llm router} where it has one (mode
- * disagg, 127.0.0.1:8000, balance factor 0) and are otherwise chosen so that a CPU engine under
- * load is not mistaken for a dead one, while a dead one is noticed within seconds.
+ * The router verticle's options: the {@code Router} section of {@link RouterConfig} (same keys and
+ * flags), each declared once with its default and rules. Defaults follow {@code mlc_llm router}
+ * where it has one (mode disagg, 127.0.0.1:8000, balance factor 0) and are otherwise chosen so
+ * that a CPU engine under load is not mistaken for a dead one, while a dead one is noticed within
+ * seconds. Read values with {@code options.get(RouterOptions.FIRST_CHUNK_TIMEOUT)}.
  */
-public final class RouterOptions {
+public final class RouterOptions extends OptionValues<RouterOptions> {
 
-  public static final RouterMode DEFAULT_MODE = RouterMode.DISAGG;
-  public static final String DEFAULT_HOST = "127.0.0.1";
-  public static final int DEFAULT_PORT = 8000;
-  public static final double DEFAULT_PD_BALANCE_FACTOR = 0.0;
-  /** Engine attempts per request (or resumed choice) when engines fail before any output. */
-  public static final int DEFAULT_MAX_ENGINE_ATTEMPTS = 3;
-  /** Resumptions per choice after the engine preempted it. */
-  public static final int DEFAULT_MAX_PREEMPT_RETRIES = 4;
-  public static final int DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
-  /** prep_recv may wait for KV room on D. */
-  public static final long DEFAULT_PREP_RECV_TIMEOUT_MS = 60_000;
-  /** remote_send covers P's whole prefill plus the transfer. */
-  public static final long DEFAULT_REMOTE_SEND_TIMEOUT_MS = 120_000;
-  /** From sending a generation request until its first chunk: queueing and local prefill. */
-  public static final long DEFAULT_FIRST_CHUNK_TIMEOUT_MS = 120_000;
-  /**
-   * From start_generate until its first chunk: D computes only the prompt's tail, so a long wait
-   * means D cannot admit the request (queueing, or an engine stuck with a full cache).
-   */
-  public static final long DEFAULT_START_GENERATE_TIMEOUT_MS = 30_000;
-  /** Longest silence between two chunks of a running generation. */
-  public static final long DEFAULT_CHUNK_IDLE_TIMEOUT_MS = 30_000;
-  public static final long DEFAULT_RELEASE_TIMEOUT_MS = 5_000;
-  public static final int DEFAULT_MAX_CONNECTIONS_PER_ENGINE = 1_024;
-  public static final int DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
-  public static final int DEFAULT_RETRY_AFTER_SECONDS = 1;
-  /** How long a request may keep retrying engines that answer "busy" (503, e.g. KV cache full). */
-  public static final long DEFAULT_BUSY_WAIT_MS = 30_000;
-  /** Ask engines for the token ids of each chunk (builtin engines), for exact preempt resumption. */
-  public static final boolean DEFAULT_REQUEST_TOKEN_IDS = true;
+  public static final OptionTable OPTIONS = new OptionTable("Router");
 
-  private RouterMode mode = DEFAULT_MODE;
-  private String host = DEFAULT_HOST;
-  private int port = DEFAULT_PORT;
-  private double pdBalanceFactor = DEFAULT_PD_BALANCE_FACTOR;
-  private int maxEngineAttempts = DEFAULT_MAX_ENGINE_ATTEMPTS;
-  private int maxPreemptRetries = DEFAULT_MAX_PREEMPT_RETRIES;
-  private int connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
-  private long prepRecvTimeoutMs = DEFAULT_PREP_RECV_TIMEOUT_MS;
-  private long remoteSendTimeoutMs = DEFAULT_REMOTE_SEND_TIMEOUT_MS;
-  private long firstChunkTimeoutMs = DEFAULT_FIRST_CHUNK_TIMEOUT_MS;
-  private long startGenerateTimeoutMs = DEFAULT_START_GENERATE_TIMEOUT_MS;
-  private long chunkIdleTimeoutMs = DEFAULT_CHUNK_IDLE_TIMEOUT_MS;
-  private long releaseTimeoutMs = DEFAULT_RELEASE_TIMEOUT_MS;
-  private int maxConnectionsPerEngine = DEFAULT_MAX_CONNECTIONS_PER_ENGINE;
-  private int maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
-  private int retryAfterSeconds = DEFAULT_RETRY_AFTER_SECONDS;
-  private long busyWaitMs = DEFAULT_BUSY_WAIT_MS;
-  private boolean requestTokenIds = DEFAULT_REQUEST_TOKEN_IDS;
+  public static final Option<RouterMode> ROUTER_MODE = OPTIONS.add(Option.of("routerMode",
+      "--router-mode", ValueType.choice(List.of(RouterMode.values()), RouterMode::wireName),
+      RouterMode.DISAGG).help("as mlc_llm router"));
+  public static final Option<String> ROUTER_HOST = OPTIONS.add(Option.string("routerHost",
+      "--router-host", "127.0.0.1").rule(notBlank()).label("HOST")
+      .help("where the router listens"));
+  public static final Option<Integer> ROUTER_PORT = OPTIONS.add(Option.integer("routerPort",
+      "--router-port", 8000).rule(between(0, 65535)).label("PORT").help("0: any free port"));
+  public static final Option<Double> PD_BALANCE_FACTOR = OPTIONS.add(Option.number(
+      "pdBalanceFactor", "--pd-balance-factor", 0.0)
+      .rule(Rule.<Double>of(f -> f >= 0 && f < 1, "must be in [0, 1)")
+          .hint("it is the fraction of the prompt's tail prefilled on the decode engine"))
+      .label("F")
+      .help("fraction of the prompt's tail the decode engine prefills itself, in [0, 1)"));
+  public static final Option<Integer> MAX_ENGINE_ATTEMPTS = OPTIONS.add(Option.integer(
+      "maxEngineAttempts", "--max-engine-attempts", 3).rule(atLeast(1))
+      .help("engines tried per request (or resumed choice) when they fail before any output"));
+  public static final Option<Integer> MAX_PREEMPT_RETRIES = OPTIONS.add(Option.integer(
+      "maxPreemptRetries", "--max-preempt-retries", 4).rule(atLeast(0))
+      .help("resumptions per choice after an engine preempted it"));
+  public static final Option<Duration> CONNECT_TIMEOUT = OPTIONS.add(Option.millis(
+      "connectTimeoutMs", "--connect-timeout", Duration.ofSeconds(2)).rule(positive())
+      .rule(Rule.of(d -> d.toMillis() <= Integer.MAX_VALUE, "must be at most 2147483647 ms"))
+      .help("TCP connect to an engine"));
+  public static final Option<Duration> PREP_RECV_TIMEOUT = OPTIONS.add(Option.millis(
+      "prepRecvTimeoutMs", "--prep-recv-timeout", Duration.ofSeconds(60)).rule(positive())
+      .help("prep_recv on the decode engine (it may wait for KV room)"));
+  public static final Option<Duration> REMOTE_SEND_TIMEOUT = OPTIONS.add(Option.millis(
+      "remoteSendTimeoutMs", "--remote-send-timeout", Duration.ofSeconds(120)).rule(positive())
+      .help("remote_send: the prefill engine's whole prefill plus the KV transfer"));
+  public static final Option<Duration> FIRST_CHUNK_TIMEOUT = OPTIONS.add(Option.millis(
+      "firstChunkTimeoutMs", "--first-chunk-timeout", Duration.ofSeconds(120)).rule(positive())
+      .help("from sending a generation request until its first chunk (queueing, prefill); then 504"
+          + " or the next engine"));
+  public static final Option<Duration> START_GENERATE_TIMEOUT = OPTIONS.add(Option.millis(
+      "startGenerateTimeoutMs", "--start-generate-timeout", Duration.ofSeconds(30))
+      .rule(positive()).help("from start_generate until its first chunk (the decode engine"
+          + " computes only the prompt's tail, so a long wait means it cannot admit the request)"));
+  public static final Option<Duration> CHUNK_IDLE_TIMEOUT = OPTIONS.add(Option.millis(
+      "chunkIdleTimeoutMs", "--chunk-idle-timeout", Duration.ofSeconds(30)).rule(positive())
+      .help("longest silence between two chunks of a running generation"));
+  public static final Option<Duration> RELEASE_TIMEOUT = OPTIONS.add(Option.millis(
+      "releaseTimeoutMs", "--release-timeout", Duration.ofSeconds(5)).rule(positive())
+      .help("/microserving/release of a KV reservation"));
+  public static final Option<Integer> MAX_CONNECTIONS_PER_ENGINE = OPTIONS.add(Option.integer(
+      "maxConnectionsPerEngine", "--max-connections-per-engine", 1024).rule(atLeast(1))
+      .help("HTTP connections the router keeps to one engine"));
+  public static final Option<Integer> MAX_BODY_BYTES = OPTIONS.add(Option.integer(
+      "maxBodyBytes", "--max-body-bytes", 16 * 1024 * 1024).rule(atLeast(1024))
+      .help("largest request body; a larger one is a 413"));
+  public static final Option<Integer> RETRY_AFTER_SECONDS = OPTIONS.add(Option.integer(
+      "retryAfterSeconds", "--retry-after-seconds", 1).rule(atLeast(1))
+      .help("Retry-After of a 503 (no usable engine, busy fleet)"));
+  public static final Option<Duration> BUSY_WAIT = OPTIONS.add(Option.millis(
+      "busyWaitMs", "--busy-wait", Duration.ofSeconds(30)).rule(notNegative())
+      .help("how long a request keeps retrying engines that answer 503 (KV cache full); 0: once"));
+  public static final Option<Boolean> REQUEST_TOKEN_IDS = OPTIONS.add(Option.bool(
+      "requestTokenIds", "--request-token-ids", true)
+      .help("ask engines for each chunk's token ids (builtin engines), for exact preempt"
+          + " resumption"));
 
-  public RouterOptions() {}
+  /** Every option at its default. */
+  public RouterOptions() {
+    super(OPTIONS);
+  }
 
+  /** Reads the router's keys of {@code conf/router.json}; see {@link OptionValues}. */
   public RouterOptions(JsonObject json) {
-    mode = RouterMode.parse(json.getString("mode", DEFAULT_MODE.wireName()));
-    host = json.getString("host", DEFAULT_HOST);
-    port = json.getInteger("port", DEFAULT_PORT);
-    pdBalanceFactor = json.getDouble("pdBalanceFactor", DEFAULT_PD_BALANCE_FACTOR);
-    maxEngineAttempts = json.getInteger("maxEngineAttempts", DEFAULT_MAX_ENGINE_ATTEMPTS);
-    maxPreemptRetries = json.getInteger("maxPreemptRetries", DEFAULT_MAX_PREEMPT_RETRIES);
-    connectTimeoutMs = json.getInteger("connectTimeoutMs", DEFAULT_CONNECT_TIMEOUT_MS);
-    prepRecvTimeoutMs = json.getLong("prepRecvTimeoutMs", DEFAULT_PREP_RECV_TIMEOUT_MS);
-    remoteSendTimeoutMs = json.getLong("remoteSendTimeoutMs", DEFAULT_REMOTE_SEND_TIMEOUT_MS);
-    firstChunkTimeoutMs = json.getLong("firstChunkTimeoutMs", DEFAULT_FIRST_CHUNK_TIMEOUT_MS);
-    startGenerateTimeoutMs = json.getLong("startGenerateTimeoutMs", DEFAULT_START_GENERATE_TIMEOUT_MS);
-    chunkIdleTimeoutMs = json.getLong("chunkIdleTimeoutMs", DEFAULT_CHUNK_IDLE_TIMEOUT_MS);
-    releaseTimeoutMs = json.getLong("releaseTimeoutMs", DEFAULT_RELEASE_TIMEOUT_MS);
-    maxConnectionsPerEngine = json.getInteger("maxConnectionsPerEngine", DEFAULT_MAX_CONNECTIONS_PER_ENGINE);
-    maxBodyBytes = json.getInteger("maxBodyBytes", DEFAULT_MAX_BODY_BYTES);
-    retryAfterSeconds = json.getInteger("retryAfterSeconds", DEFAULT_RETRY_AFTER_SECONDS);
-    busyWaitMs = json.getLong("busyWaitMs", DEFAULT_BUSY_WAIT_MS);
-    requestTokenIds = json.getBoolean("requestTokenIds", DEFAULT_REQUEST_TOKEN_IDS);
+    super(OPTIONS, json);
   }
 
-  public JsonObject toJson() {
-    return new JsonObject().put("mode", mode.wireName()).put("host", host).put("port", port)
-        .put("pdBalanceFactor", pdBalanceFactor).put("maxEngineAttempts", maxEngineAttempts)
-        .put("maxPreemptRetries", maxPreemptRetries).put("connectTimeoutMs", connectTimeoutMs)
-        .put("prepRecvTimeoutMs", prepRecvTimeoutMs).put("remoteSendTimeoutMs", remoteSendTimeoutMs)
-        .put("firstChunkTimeoutMs", firstChunkTimeoutMs)
-        .put("startGenerateTimeoutMs", startGenerateTimeoutMs).put("chunkIdleTimeoutMs", chunkIdleTimeoutMs)
-        .put("releaseTimeoutMs", releaseTimeoutMs)
-        .put("maxConnectionsPerEngine", maxConnectionsPerEngine)
-        .put("maxBodyBytes", maxBodyBytes).put("retryAfterSeconds", retryAfterSeconds)
-        .put("busyWaitMs", busyWaitMs)
-        .put("requestTokenIds", requestTokenIds);
+  /** The router section of a whole configuration. */
+  static RouterOptions of(OptionValues<?> config) {
+    RouterOptions options = new RouterOptions();
+    options.copyFrom(config);
+    return options;
   }
-
-  /**
-   * Checks every value; the message names the option and the allowed range.
-   *
-   * @throws IllegalArgumentException on the first bad value
-   */
-  public RouterOptions validate() {
-    require(pdBalanceFactor >= 0 && pdBalanceFactor < 1,
-        "pdBalanceFactor must be in [0, 1), got " + pdBalanceFactor);
-    require(port >= 0 && port <= 65535, "port must be in [0, 65535], got " + port);
-    require(host != null && !host.isBlank(), "host must not be empty");
-    require(maxEngineAttempts >= 1, "maxEngineAttempts must be at least 1, got " + maxEngineAttempts);
-    require(maxPreemptRetries >= 0, "maxPreemptRetries must be at least 0, got " + maxPreemptRetries);
-    require(connectTimeoutMs > 0 && prepRecvTimeoutMs > 0 && remoteSendTimeoutMs > 0
-        && firstChunkTimeoutMs > 0 && startGenerateTimeoutMs > 0 && chunkIdleTimeoutMs > 0 && releaseTimeoutMs > 0,
-        "every timeout must be positive");
-    require(busyWaitMs >= 0, "busyWaitMs must be >= 0 (0: a busy engine is tried once)");
-    require(maxConnectionsPerEngine >= 1, "maxConnectionsPerEngine must be at least 1");
-    require(maxBodyBytes >= 1024, "maxBodyBytes must be at least 1024");
-    require(retryAfterSeconds >= 1, "retryAfterSeconds must be at least 1");
-    return this;
-  }
-
-  private static void require(boolean ok, String message) {
-    if (!ok) {
-      throw new IllegalArgumentException(message);
-    }
-  }
-
-  public RouterMode getMode() { return mode; }
-  public RouterOptions setMode(RouterMode mode) { this.mode = mode; return this; }
-  public String getHost() { return host; }
-  public RouterOptions setHost(String host) { this.host = host; return this; }
-  public int getPort() { return port; }
-  public RouterOptions setPort(int port) { this.port = port; return this; }
-  public double getPdBalanceFactor() { return pdBalanceFactor; }
-  public RouterOptions setPdBalanceFactor(double f) { this.pdBalanceFactor = f; return this; }
-  public int getMaxEngineAttempts() { return maxEngineAttempts; }
-  public RouterOptions setMaxEngineAttempts(int n) { this.maxEngineAttempts = n; return this; }
-  public int getMaxPreemptRetries() { return maxPreemptRetries; }
-  public RouterOptions setMaxPreemptRetries(int n) { this.maxPreemptRetries = n; return this; }
-  public int getConnectTimeoutMs() { return connectTimeoutMs; }
-  public RouterOptions setConnectTimeoutMs(int ms) { this.connectTimeoutMs = ms; return this; }
-  public long getPrepRecvTimeoutMs() { return prepRecvTimeoutMs; }
-  public RouterOptions setPrepRecvTimeoutMs(long ms) { this.prepRecvTimeoutMs = ms; return this; }
-  public long getRemoteSendTimeoutMs() { return remoteSendTimeoutMs; }
-  public RouterOptions setRemoteSendTimeoutMs(long ms) { this.remoteSendTimeoutMs = ms; return this; }
-  public long getFirstChunkTimeoutMs() { return firstChunkTimeoutMs; }
-  public RouterOptions setFirstChunkTimeoutMs(long ms) { this.firstChunkTimeoutMs = ms; return this; }
-  public long getStartGenerateTimeoutMs() { return startGenerateTimeoutMs; }
-  public RouterOptions setStartGenerateTimeoutMs(long ms) { this.startGenerateTimeoutMs = ms; return this; }
-  public long getChunkIdleTimeoutMs() { return chunkIdleTimeoutMs; }
-  public RouterOptions setChunkIdleTimeoutMs(long ms) { this.chunkIdleTimeoutMs = ms; return this; }
-  public long getReleaseTimeoutMs() { return releaseTimeoutMs; }
-  public RouterOptions setReleaseTimeoutMs(long ms) { this.releaseTimeoutMs = ms; return this; }
-  public int getMaxConnectionsPerEngine() { return maxConnectionsPerEngine; }
-  public RouterOptions setMaxConnectionsPerEngine(int n) { this.maxConnectionsPerEngine = n; return this; }
-  public int getMaxBodyBytes() { return maxBodyBytes; }
-  public RouterOptions setMaxBodyBytes(int n) { this.maxBodyBytes = n; return this; }
-  public int getRetryAfterSeconds() { return retryAfterSeconds; }
-  public RouterOptions setRetryAfterSeconds(int s) { this.retryAfterSeconds = s; return this; }
-  public long getBusyWaitMs() { return busyWaitMs; }
-  public RouterOptions setBusyWaitMs(long ms) { this.busyWaitMs = ms; return this; }
-  public boolean isRequestTokenIds() { return requestTokenIds; }
-  public RouterOptions setRequestTokenIds(boolean b) { this.requestTokenIds = b; return this; }
 }

@@ -1,5 +1,9 @@
 package dev.tandem.fleet;
 
+import static dev.tandem.config.RouterConfig.ENGINE;
+import static dev.tandem.config.RouterConfig.ENGINE_JVM_OPTS;
+import static dev.tandem.config.RouterConfig.PYTHON;
+
 import dev.tandem.config.EngineKind;
 import dev.tandem.config.RouterConfig;
 
@@ -27,10 +31,11 @@ public interface EngineProfile {
 
   /** The profile for a router configuration; {@code cds} (builtin engines) may be null. */
   static EngineProfile of(RouterConfig config, EngineCds cds) {
-    return switch (config.getEngine()) {
-      case MLC -> new MlcProfile(config.getPython(), MlcProfile.parentDeathWrapper());
-      case BUILTIN -> new BuiltinProfile(BuiltinProfile.javaExecutable(), config.getEngineJvmOpts(),
-          TandemClasspath.resolve(), ProcessHandle.current().pid(), cds);
+    return switch (config.get(ENGINE)) {
+      case MLC -> new MlcProfile(config.get(PYTHON), MlcProfile.parentDeathWrapper());
+      case BUILTIN -> new BuiltinProfile(BuiltinProfile.javaExecutable(),
+          config.get(ENGINE_JVM_OPTS), TandemClasspath.resolve(), ProcessHandle.current().pid(),
+          cds);
     };
   }
 }

@@ -1,5 +1,9 @@
 package dev.tandem.fleet;
 
+import static dev.tandem.config.RouterConfig.LOAD_REPORT_INTERVAL;
+import static dev.tandem.config.RouterConfig.STARTUP_TIMEOUT;
+import static dev.tandem.config.RouterConfig.STOP_GRACE;
+
 import dev.tandem.config.EndpointConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,9 +29,9 @@ public record EngineSpec(EndpointConfig endpoint, String device, EngineCommand c
     EndpointConfig endpoint = launch.endpoint();
     return new EngineSpec(endpoint, profile.device(endpoint.peStart()), profile.command(launch),
         profile.readinessPath(), profile.healthPath(),
-        logDir.resolve("engine-" + endpoint.id() + ".log"), config.getStartupTimeout(),
-        config.getStopGrace(), HealthPolicy.of(config), RestartPolicy.of(config),
-        config.getLoadReportInterval());
+        logDir.resolve("engine-" + endpoint.id() + ".log"), config.get(STARTUP_TIMEOUT),
+        config.get(STOP_GRACE), HealthPolicy.of(config), RestartPolicy.of(config),
+        config.get(LOAD_REPORT_INTERVAL));
   }
 
   /** {@code engine 1 (decode, 127.0.0.1:8081, cpu:1)}, for logs and error messages. */

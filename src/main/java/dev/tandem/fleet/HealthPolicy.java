@@ -1,5 +1,9 @@
 package dev.tandem.fleet;
 
+import static dev.tandem.config.RouterConfig.HEALTH_FAILURES;
+import static dev.tandem.config.RouterConfig.HEALTH_INTERVAL;
+import static dev.tandem.config.RouterConfig.HEALTH_TIMEOUT;
+
 import dev.tandem.config.RouterConfig;
 import java.time.Duration;
 
@@ -10,7 +14,7 @@ import java.time.Duration;
 public record HealthPolicy(Duration interval, Duration timeout, int failures) {
 
   public static HealthPolicy of(RouterConfig config) {
-    return new HealthPolicy(config.getHealthInterval(), config.getHealthTimeout(),
-        config.getHealthFailures());
+    return new HealthPolicy(config.get(HEALTH_INTERVAL), config.get(HEALTH_TIMEOUT),
+        config.get(HEALTH_FAILURES));
   }
 }

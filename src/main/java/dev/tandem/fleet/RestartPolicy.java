@@ -1,5 +1,9 @@
 package dev.tandem.fleet;
 
+import static dev.tandem.config.RouterConfig.RESTART_BACKOFF;
+import static dev.tandem.config.RouterConfig.RESTART_BACKOFF_MAX;
+import static dev.tandem.config.RouterConfig.RESTART_LIMIT;
+
 import dev.tandem.config.RouterConfig;
 import java.time.Duration;
 
@@ -12,8 +16,8 @@ import java.time.Duration;
 public record RestartPolicy(Duration backoff, Duration maxBackoff, int limit) {
 
   public static RestartPolicy of(RouterConfig config) {
-    return new RestartPolicy(config.getRestartBackoff(), config.getRestartBackoffMax(),
-        config.getRestartLimit());
+    return new RestartPolicy(config.get(RESTART_BACKOFF), config.get(RESTART_BACKOFF_MAX),
+        config.get(RESTART_LIMIT));
   }
 
   /** Delay before consecutive restart number {@code attempt} (1 for the first). */

@@ -1,5 +1,11 @@
 package dev.tandem.router;
 
+import static dev.tandem.config.RouterOptions.CONNECT_TIMEOUT;
+import static dev.tandem.config.RouterOptions.MAX_CONNECTIONS_PER_ENGINE;
+import static dev.tandem.config.RouterOptions.ROUTER_HOST;
+import static dev.tandem.config.RouterOptions.ROUTER_MODE;
+import static dev.tandem.config.RouterOptions.ROUTER_PORT;
+
 import dev.tandem.config.RouterOptions;
 import dev.tandem.router.api.BusCompletionsEndpoint;
 import dev.tandem.router.api.CompletionService;
@@ -59,7 +65,7 @@ public final class RouterVerticle extends VerticleBase {
 
   private RouterVerticle(RouterOptions options, Callable<ModelInfo> modelLoader,
       TextTokenizer tokenizer) {
-    this.options = options.validate();
+    this.options = options;
     this.modelLoader = modelLoader;
     this.tokenizer = tokenizer;
   }
@@ -89,20 +95,21 @@ public final class RouterVerticle extends VerticleBase {
 
   private Future<?> startServing() {
     registry = new EngineRegistry(System::currentTimeMillis);
-    client = new EngineClient(vertx, options.getConnectTimeoutMs(), options.getMaxConnectionsPerEngine());
+    client = new EngineClient(vertx, (int) options.get(CONNECT_TIMEOUT).toMillis(),
+        options.get(MAX_CONNECTIONS_PER_ENGINE));
     Dispatcher dispatcher = Dispatchers.create(options, registry, client, metrics);
     CompletionService service = new CompletionService(vertx, options, model, tokenizer, dispatcher, metrics);
     fleet = new FleetSubscription(vertx, registry);
     bus = new BusCompletionsEndpoint(vertx, service, metrics);
-    server = vertx.createHttpServer(new HttpServerOptions().setHost(options.getHost())
-        .setPort(options.getPort()).setTcpNoDelay(true))
+    server = vertx.createHttpServer(new HttpServerOptions().setHost(options.get(ROUTER_HOST))
+        .setPort(options.get(ROUTER_PORT)).setTcpNoDelay(true))
         .requestHandler(RouterApi.create(vertx, options, model, service, registry, metrics));
     return fleet.start(5_000)
         .compose(v -> bus.start())
         .compose(v -> server.listen())
         .onSuccess(s -> {
-          LOG.info("router listening on http://{}:{} ({} mode, model {})", options.getHost(),
-              s.actualPort(), options.getMode().wireName(), model.id());
+          LOG.info("router listening on http://{}:{} ({} mode, model {})", options.get(ROUTER_HOST),
+              s.actualPort(), options.get(ROUTER_MODE).wireName(), model.id());
         });
   }
 

@@ -1,5 +1,8 @@
 package dev.tandem.supervisor;
 
+import static dev.tandem.config.RouterConfig.ENGINE;
+import static dev.tandem.config.RouterOptions.ROUTER_MODE;
+
 import dev.tandem.config.EndpointConfig;
 import dev.tandem.config.EngineKind;
 import dev.tandem.config.RouterConfig;
@@ -25,11 +28,11 @@ public final class FleetWorld implements AutoCloseable {
 
   /** Forms the world the configuration needs. Blocking (binds a socket, loads a native library). */
   public static FleetWorld form(RouterConfig config) throws WorldException {
-    if (config.getRouterMode() == RouterMode.ROUND_ROBIN) {
+    if (config.get(ROUTER_MODE) == RouterMode.ROUND_ROBIN) {
       return new FleetWorld(null, null);
     }
     int npes = config.totalPes();
-    if (config.getEngine() == EngineKind.MLC) {
+    if (config.get(ENGINE) == EngineKind.MLC) {
       return new FleetWorld(new WorldInit(NvshmemUid.get(), npes), null);
     }
     // Engines run on this machine; they reach the root at the address they listen on themselves.

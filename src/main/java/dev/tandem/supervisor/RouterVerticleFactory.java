@@ -1,5 +1,8 @@
 package dev.tandem.supervisor;
 
+import static dev.tandem.config.RouterConfig.ENGINE_OVERRIDES;
+import static dev.tandem.config.RouterConfig.MODEL;
+
 import dev.tandem.config.RouterConfig;
 import dev.tandem.router.RouterVerticle;
 import dev.tandem.tokenizer.TextTokenizer;
@@ -17,8 +20,8 @@ public interface RouterVerticleFactory {
 
   /** Tandem's router: options from the configuration, model limits read from the model folder. */
   RouterVerticleFactory TANDEM = (config, tokenizer) -> RouterVerticle.forModelDir(
-      config.routerOptions(), config.getModel(), Path.of(config.getModel()),
-      config.getEngineOverrides(), tokenizer);
+      config.routerOptions(), config.get(MODEL), Path.of(config.get(MODEL)),
+      config.get(ENGINE_OVERRIDES), tokenizer);
 
   Deployable create(RouterConfig config, TextTokenizer tokenizer);
 }

@@ -1,5 +1,15 @@
 package dev.tandem.supervisor;
 
+import static dev.tandem.config.RouterConfig.ENDPOINT_PORTS;
+import static dev.tandem.config.RouterConfig.ENGINE_CDS;
+import static dev.tandem.config.RouterConfig.ENGINE_JVM_OPTS;
+import static dev.tandem.config.RouterConfig.LOG_DIR;
+import static dev.tandem.config.RouterConfig.MODEL;
+import static dev.tandem.config.RouterConfig.STARTUP_TIMEOUT;
+import static dev.tandem.config.RouterConfig.STOP_GRACE;
+import static dev.tandem.config.RouterOptions.ROUTER_MODE;
+import static dev.tandem.config.RouterOptions.ROUTER_PORT;
+
 import dev.tandem.config.RouterConfig;
 import dev.tandem.config.RouterMode;
 import io.vertx.core.Vertx;
@@ -45,7 +55,7 @@ public final class StartupBenchmark {
     Vertx vertx = Vertx.vertx();
     try {
       // Untimed: the JVMs' page cache, and with CDS the class-data archive, as a second start finds them.
-      timeToReady(vertx, config(model, cases.get(0), jvmOpts, logs).setEngineCds(cds));
+      timeToReady(vertx, config(model, cases.get(0), jvmOpts, logs).set(ENGINE_CDS, cds));
       System.out.println("engine class-data sharing: " + (cds ? "on" : "off"));
       System.out.println();
       System.out.println("| engines | mode | runs | median (s) | min (s) | max (s) |");
@@ -55,7 +65,7 @@ public final class StartupBenchmark {
       for (Case c : cases) {
         List<Double> times = new ArrayList<>();
         for (int r = 0; r < runs; r++) {
-          times.add(timeToReady(vertx, config(model, c, jvmOpts, logs).setEngineCds(cds)));
+          times.add(timeToReady(vertx, config(model, c, jvmOpts, logs).set(ENGINE_CDS, cds)));
         }
         times.sort(Double::compare);
         double median = times.get(times.size() / 2);
@@ -81,10 +91,11 @@ public final class StartupBenchmark {
     for (int i = 0; i < c.engines(); i++) {
       enginePorts.add(ports[i]);
     }
-    return new RouterConfig().setModel(model.toString()).setRouterMode(c.mode())
-        .setRouterPort(ports[c.engines()]).setEndpointPorts(enginePorts).setEngineJvmOpts(jvmOpts)
-        .setLogDir(logs.toString()).setStartupTimeout(Duration.ofSeconds(180))
-        .setStopGrace(Duration.ofSeconds(5));
+    return new RouterConfig().set(MODEL, model.toString()).set(ROUTER_MODE, c.mode())
+        .set(ROUTER_PORT, ports[c.engines()]).set(ENDPOINT_PORTS, enginePorts)
+        .set(ENGINE_JVM_OPTS, jvmOpts)
+        .set(LOG_DIR, logs.toString()).set(STARTUP_TIMEOUT, Duration.ofSeconds(180))
+        .set(STOP_GRACE, Duration.ofSeconds(5));
   }
 
   private static double timeToReady(Vertx vertx, RouterConfig config) throws Exception {

@@ -1,5 +1,18 @@
 package dev.tandem.supervisor;
 
+import static dev.tandem.config.RouterConfig.ENABLE_PREFIX_CACHE;
+import static dev.tandem.config.RouterConfig.ENGINE;
+import static dev.tandem.config.RouterConfig.ENGINE_CDS;
+import static dev.tandem.config.RouterConfig.ENGINE_JVM_OPTS;
+import static dev.tandem.config.RouterConfig.ENGINE_OVERRIDES;
+import static dev.tandem.config.RouterConfig.LOG_DIR;
+import static dev.tandem.config.RouterConfig.MODEL;
+import static dev.tandem.config.RouterConfig.MODEL_LIB;
+import static dev.tandem.config.RouterConfig.STARTUP_TIMEOUT;
+import static dev.tandem.config.RouterOptions.ROUTER_HOST;
+import static dev.tandem.config.RouterOptions.ROUTER_MODE;
+import static dev.tandem.config.RouterOptions.ROUTER_PORT;
+
 import dev.tandem.config.ConfigValidator;
 import dev.tandem.config.EndpointConfig;
 import dev.tandem.config.RouterConfig;
@@ -89,7 +102,7 @@ public final class SupervisorVerticle extends VerticleBase {
         .compose(v -> loadTokenizer())
         .compose(v -> deployRouter())
         .onSuccess(v -> LOG.info("fleet of {} engine(s) up and router on http://{}:{} after {} s",
-            engineDeployments.size(), config.getRouterHost(), config.getRouterPort(),
+            engineDeployments.size(), config.get(ROUTER_HOST), config.get(ROUTER_PORT),
             seconds(began)))
         .recover(err -> tearDown().transform(v -> Future.failedFuture(err)));
   }
@@ -108,7 +121,8 @@ public final class SupervisorVerticle extends VerticleBase {
     }
     vertx.eventBus().<JsonObject>consumer(Addresses.ENGINE_STATUS, msg -> fleet.update(msg.body()));
     vertx.eventBus().consumer(Addresses.FLEET_QUERY, msg -> msg.reply(fleet.toJson()
-        .put("mode", config.getRouterMode().wireName()).put("engine", config.getEngine().wireName())));
+        .put("mode", config.get(ROUTER_MODE).wireName())
+        .put("engine", config.get(ENGINE).wireName())));
     // File system and port checks block: off the event loop.
     return vertx.executeBlocking(() -> {
       ConfigValidator.checkEnvironment(config);
@@ -132,28 +146,28 @@ public final class SupervisorVerticle extends VerticleBase {
   }
 
   private List<EngineSpec> engineSpecs() {
-    if (config.getEngine() == EngineKind.BUILTIN && config.isEngineCds()) {
+    if (config.get(ENGINE) == EngineKind.BUILTIN && config.get(ENGINE_CDS)) {
       cds = EngineCds.in(Path.of(System.getProperty("java.io.tmpdir"), "tandem-cds"),
-          TandemClasspath.resolve(), config.getEngineJvmOpts());
+          TandemClasspath.resolve(), config.get(ENGINE_JVM_OPTS));
     }
     EngineProfile profile = givenProfile != null ? givenProfile : EngineProfile.of(config, cds);
     List<EngineSpec> specs = new ArrayList<>();
     for (EndpointConfig endpoint : config.endpoints()) {
-      EngineLaunch launch = new EngineLaunch(config.getModel(), config.getModelLib(), endpoint,
-          config.isEnablePrefixCache(), config.getEngineOverrides(),
+      EngineLaunch launch = new EngineLaunch(config.get(MODEL), config.get(MODEL_LIB), endpoint,
+          config.get(ENABLE_PREFIX_CACHE), config.get(ENGINE_OVERRIDES),
           world == null ? null : world.init());
-      specs.add(EngineSpec.of(profile, launch, Path.of(config.getLogDir()), config));
+      specs.add(EngineSpec.of(profile, launch, Path.of(config.get(LOG_DIR)), config));
     }
     return specs;
   }
 
   private Future<Void> deployEngines(List<EngineSpec> specs) {
     List<EngineVerticle> engines = specs.stream().map(EngineVerticle::new).toList();
-    Path logDir = Path.of(config.getLogDir());
+    Path logDir = Path.of(config.get(LOG_DIR));
     LOG.info("starting {} {} engine(s) in {} mode, logs in {}", engines.size(),
-        config.getEngine().wireName(), config.getRouterMode().wireName(), logDir.toAbsolutePath());
+        config.get(ENGINE).wireName(), config.get(ROUTER_MODE).wireName(), logDir.toAbsolutePath());
     List<Future<String>> deployments = engines.stream().map(vertx::deployVerticle).toList();
-    long deadline = vertx.setTimer(config.getStartupTimeout().plus(DEADLINE_MARGIN).toMillis(),
+    long deadline = vertx.setTimer(config.get(STARTUP_TIMEOUT).plus(DEADLINE_MARGIN).toMillis(),
         id -> engines.forEach(e -> e.abort("the fleet's start-up deadline passed")));
     return Future.all(deployments).transform(all -> {
       vertx.cancelTimer(deadline);
@@ -173,7 +187,7 @@ public final class SupervisorVerticle extends VerticleBase {
   }
 
   private Future<Void> loadTokenizer() {
-    Path model = Path.of(config.getModel());
+    Path model = Path.of(config.get(MODEL));
     return vertx.executeBlocking(() -> tokenizerLoader.load(model))
         .recover(err -> Future.failedFuture(new IllegalStateException("cannot load the tokenizer of "
             + model.toAbsolutePath() + ": " + err.getMessage(), err)))

@@ -1,5 +1,17 @@
 package dev.tandem.cli;
 
+import static dev.tandem.config.RouterConfig.ENABLE_PREFIX_CACHE;
+import static dev.tandem.config.RouterConfig.ENDPOINT_PORTS;
+import static dev.tandem.config.RouterConfig.ENGINE_CDS;
+import static dev.tandem.config.RouterConfig.ENGINE_JVM_OPTS;
+import static dev.tandem.config.RouterConfig.HEALTH_INTERVAL;
+import static dev.tandem.config.RouterConfig.LOG_DIR;
+import static dev.tandem.config.RouterConfig.MODEL;
+import static dev.tandem.config.RouterOptions.BUSY_WAIT;
+import static dev.tandem.config.RouterOptions.FIRST_CHUNK_TIMEOUT;
+import static dev.tandem.config.RouterOptions.MAX_ENGINE_ATTEMPTS;
+import static dev.tandem.config.RouterOptions.PD_BALANCE_FACTOR;
+import static dev.tandem.config.RouterOptions.ROUTER_PORT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,6 +26,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -83,25 +96,60 @@ class RouterCommandTest {
         "--health-interval", "250ms", "--engine-jvm-opts=-Xmx256m -Xss1m").toArray(String[]::new));
     assertEquals(0, r.code(), r.err());
     RouterConfig config = RouterConfig.fromJson(new JsonObject(r.out()));
-    assertEquals(List.of(p1, p2, p3), config.getEndpointPorts());
-    assertEquals(0.5, config.getPdBalanceFactor());
-    assertEquals(250, config.getHealthInterval().toMillis());
-    assertEquals(List.of("-Xmx256m", "-Xss1m"), config.getEngineJvmOpts());
-    assertEquals(model.toString(), config.getModel());
+    assertEquals(List.of(p1, p2, p3), config.get(ENDPOINT_PORTS));
+    assertEquals(0.5, config.get(PD_BALANCE_FACTOR));
+    assertEquals(250, config.get(HEALTH_INTERVAL).toMillis());
+    assertEquals(List.of("-Xmx256m", "-Xss1m"), config.get(ENGINE_JVM_OPTS));
+    assertEquals(model.toString(), config.get(MODEL));
   }
 
   @Test
   void configFileIsReadAndFlagsOverrideIt() throws IOException {
-    RouterConfig fileConfig = new RouterConfig().setModel(model.toString())
-        .setEndpointPorts(List.of(p1, p2)).setRouterPort(routerPort).setLogDir("/tmp/from-file");
+    RouterConfig fileConfig = new RouterConfig().set(MODEL, model.toString())
+        .set(ENDPOINT_PORTS, List.of(p1, p2)).set(ROUTER_PORT, routerPort)
+        .set(LOG_DIR, "/tmp/from-file").set(ENGINE_CDS, false).set(ENABLE_PREFIX_CACHE, true)
+        .set(MAX_ENGINE_ATTEMPTS, 7).set(FIRST_CHUNK_TIMEOUT, Duration.ofSeconds(9))
+        .set(BUSY_WAIT, Duration.ofSeconds(4));
     Path file = dir.resolve("router.json");
     Files.writeString(file, fileConfig.toJson().encodePrettily());
     Result r = run("router", "--config", file.toString(), "--log-dir", "/tmp/from-flag",
-        "--print-config");
+        "--engine-cds", "--no-enable-prefix-cache", "--max-engine-attempts", "2",
+        "--first-chunk-timeout", "1.5", "--print-config");
     assertEquals(0, r.code(), r.err());
     RouterConfig config = RouterConfig.fromJson(new JsonObject(r.out()));
-    assertEquals("/tmp/from-flag", config.getLogDir());
-    assertEquals(List.of(p1, p2), config.getEndpointPorts());
+    // flags win over the file, both ways for switches; what no flag names keeps the file's value
+    assertEquals("/tmp/from-flag", config.get(LOG_DIR));
+    assertEquals(true, config.get(ENGINE_CDS));
+    assertEquals(false, config.get(ENABLE_PREFIX_CACHE));
+    assertEquals(2, config.get(MAX_ENGINE_ATTEMPTS));
+    assertEquals(Duration.ofMillis(1500), config.get(FIRST_CHUNK_TIMEOUT));
+    assertEquals(Duration.ofSeconds(4), config.get(BUSY_WAIT));
+    assertEquals(List.of(p1, p2), config.get(ENDPOINT_PORTS));
+    assertEquals(routerPort, config.get(ROUTER_PORT));
+  }
+
+  @Test
+  void everyOptionHasAFlagExceptTheModelWhichIsPositional() {
+    Result r = run("router", "--help");
+    assertEquals(0, r.code(), r.err());
+    for (dev.tandem.config.Option<?> option : RouterConfig.OPTIONS.options()) {
+      String shown = option.flag() == null ? option.label() : option.flag().substring(2);
+      assertTrue(r.out().contains(shown), "--help shows " + shown);
+      assertTrue(r.out().contains("[" + option.key() + "]"), "--help names JSON key " + option.key());
+    }
+  }
+
+  @Test
+  void badConfigFileNamesTheFileAndTheKey() throws IOException {
+    Path file = dir.resolve("bad.json");
+    Files.writeString(file, "{\"model\": \"m\", \"maxEngineAtempts\": 2}");
+    assertUsageError(file + ": unknown router configuration key 'maxEngineAtempts' (did you mean"
+        + " 'maxEngineAttempts'?)", List.of("router", "--config", file.toString()));
+    Files.writeString(file, "{\"model\": \"m\", \"busyWaitMs\": -1}");
+    assertUsageError(file + ": router configuration key 'busyWaitMs' must be 0 or more, not -1ms",
+        List.of("router", "--config", file.toString()));
+    Files.writeString(file, "{\"model\": ");
+    assertUsageError(file + " is not valid JSON", List.of("router", "--config", file.toString()));
   }
 
   @Test
@@ -148,10 +196,17 @@ class RouterCommandTest {
 
   @Test
   void badValuesOfTypedFlags() {
-    assertUsageError("router mode must be disagg or round-robin", args("--router-mode", "fast"));
-    assertUsageError("engine must be builtin or mlc", args("--engine", "vllm"));
-    assertUsageError("endpoint role must be prefill, decode or both", args("--endpoint-roles", "p", "d", "d"));
-    Result notANumber = run(args("--router-port", "eighty").toArray(String[]::new));
-    assertEquals(2, notANumber.code(), "picocli usage error");
+    assertUsageError("--router-mode must be disagg or round-robin, not 'fast'",
+        args("--router-mode", "fast"));
+    assertUsageError("--engine must be builtin or mlc, not 'vllm'", args("--engine", "vllm"));
+    assertUsageError("--endpoint-roles must be prefill, decode or both, not 'p'",
+        args("--endpoint-roles", "p", "d", "d"));
+    assertUsageError("--router-port must be a whole number, not 'eighty'",
+        args("--router-port", "eighty"));
+    assertUsageError("--max-engine-attempts must be at least 1, not 0", args("--max-engine-attempts", "0"));
+    assertUsageError("--chunk-idle-timeout must be a duration (seconds, or with a unit: 500ms, 2s,"
+        + " 1m), not '2x'", args("--chunk-idle-timeout", "2x"));
+    Result missingValue = run(args("--busy-wait").toArray(String[]::new));
+    assertEquals(2, missingValue.code(), "picocli usage error");
   }
 }

@@ -1,5 +1,16 @@
 package dev.tandem.supervisor;
 
+import static dev.tandem.config.RouterConfig.ENDPOINT_PORTS;
+import static dev.tandem.config.RouterConfig.ENGINE_JVM_OPTS;
+import static dev.tandem.config.RouterConfig.HEALTH_INTERVAL;
+import static dev.tandem.config.RouterConfig.HEALTH_TIMEOUT;
+import static dev.tandem.config.RouterConfig.LOG_DIR;
+import static dev.tandem.config.RouterConfig.MODEL;
+import static dev.tandem.config.RouterConfig.RESTART_BACKOFF;
+import static dev.tandem.config.RouterConfig.STARTUP_TIMEOUT;
+import static dev.tandem.config.RouterConfig.STOP_GRACE;
+import static dev.tandem.config.RouterOptions.ROUTER_PORT;
+
 import static dev.tandem.testing.Futures.await;
 import static dev.tandem.testing.Futures.awaitFailure;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -57,12 +68,12 @@ class FleetIT {
 
   private RouterConfig config(Path modelDir) throws IOException {
     int[] ports = FreePorts.of(4);
-    return new RouterConfig().setModel(modelDir.toString()).setRouterPort(ports[3])
-        .setEndpointPorts(List.of(ports[0], ports[1], ports[2]))
-        .setLogDir(dir.resolve("logs").toString()).setEngineJvmOpts(List.of("-Xmx256m"))
-        .setStartupTimeout(Duration.ofSeconds(90)).setHealthInterval(INTERVAL)
-        .setHealthTimeout(Duration.ofSeconds(2)).setStopGrace(Duration.ofSeconds(5))
-        .setRestartBackoff(Duration.ofMillis(200));
+    return new RouterConfig().set(MODEL, modelDir.toString()).set(ROUTER_PORT, ports[3])
+        .set(ENDPOINT_PORTS, List.of(ports[0], ports[1], ports[2]))
+        .set(LOG_DIR, dir.resolve("logs").toString()).set(ENGINE_JVM_OPTS, List.of("-Xmx256m"))
+        .set(STARTUP_TIMEOUT, Duration.ofSeconds(90)).set(HEALTH_INTERVAL, INTERVAL)
+        .set(HEALTH_TIMEOUT, Duration.ofSeconds(2)).set(STOP_GRACE, Duration.ofSeconds(5))
+        .set(RESTART_BACKOFF, Duration.ofMillis(200));
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.config.RouterConfig;
+import dev.tandem.config.RouterOptions;
 import dev.tandem.config.RouterMode;
 import dev.tandem.router.RouterVerticle;
 import dev.tandem.router.api.ModelInfo;
@@ -50,11 +51,14 @@ class LoadOverBusBalancingTest {
     Path model = Files.createDirectories(dir.resolve("model"));
     Files.writeString(model.resolve("tokenizer.json"), "{}");
     int[] ports = FreePorts.of(3);
-    RouterConfig config = new RouterConfig().setModel(model.toString())
-        .setRouterMode(RouterMode.ROUND_ROBIN).setRouterPort(ports[2])
-        .setEndpointPorts(List.of(ports[0], ports[1])).setLogDir(dir.resolve("logs").toString())
-        .setStartupTimeout(Duration.ofSeconds(30)).setHealthInterval(Duration.ofMillis(300))
-        .setStopGrace(Duration.ofSeconds(2)).setLoadReportInterval(Duration.ofMillis(100));
+    RouterConfig config = new RouterConfig().set(RouterConfig.MODEL, model.toString())
+        .set(RouterOptions.ROUTER_MODE, RouterMode.ROUND_ROBIN).set(RouterOptions.ROUTER_PORT, ports[2])
+        .set(RouterConfig.ENDPOINT_PORTS, List.of(ports[0], ports[1]))
+        .set(RouterConfig.LOG_DIR, dir.resolve("logs").toString())
+        .set(RouterConfig.STARTUP_TIMEOUT, Duration.ofSeconds(30))
+        .set(RouterConfig.HEALTH_INTERVAL, Duration.ofMillis(300))
+        .set(RouterConfig.STOP_GRACE, Duration.ofSeconds(2))
+        .set(RouterConfig.LOAD_REPORT_INTERVAL, Duration.ofMillis(100));
     SupervisorVerticle supervisor = new SupervisorVerticle(config,
         (cfg, tokenizer) -> new RouterVerticle(cfg.routerOptions(),
             new ModelInfo("fake-model", 4096, 1000), null),

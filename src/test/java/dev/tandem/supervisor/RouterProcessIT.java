@@ -1,5 +1,12 @@
 package dev.tandem.supervisor;
 
+import static dev.tandem.config.RouterConfig.ENDPOINT_PORTS;
+import static dev.tandem.config.RouterConfig.ENGINE_JVM_OPTS;
+import static dev.tandem.config.RouterConfig.LOG_DIR;
+import static dev.tandem.config.RouterConfig.MODEL;
+import static dev.tandem.config.RouterConfig.STOP_GRACE;
+import static dev.tandem.config.RouterOptions.ROUTER_PORT;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -126,9 +133,9 @@ class RouterProcessIT {
   @Test
   void vertxLauncherDeploysTheSupervisorFromJsonAndSigtermStopsTheFleet() throws Exception {
     int[] ports = FreePorts.of(3);
-    RouterConfig config = new RouterConfig().setModel(model().toString()).setRouterPort(ports[2])
-        .setEndpointPorts(List.of(ports[0], ports[1])).setLogDir(dir.resolve("logs").toString())
-        .setEngineJvmOpts(List.of("-Xmx256m")).setStopGrace(Duration.ofMillis(STOP_GRACE_MS));
+    RouterConfig config = new RouterConfig().set(MODEL, model().toString()).set(ROUTER_PORT, ports[2])
+        .set(ENDPOINT_PORTS, List.of(ports[0], ports[1])).set(LOG_DIR, dir.resolve("logs").toString())
+        .set(ENGINE_JVM_OPTS, List.of("-Xmx256m")).set(STOP_GRACE, Duration.ofMillis(STOP_GRACE_MS));
     Path json = dir.resolve("router.json");
     Files.writeString(json, config.toJson().encodePrettily());
     List<String> cmd = ProcessTools.java("-Xmx256m");

@@ -1,5 +1,9 @@
 package dev.tandem.supervisor;
 
+import static dev.tandem.config.RouterConfig.MODEL;
+import static dev.tandem.config.RouterOptions.ROUTER_HOST;
+import static dev.tandem.config.RouterOptions.ROUTER_PORT;
+
 import dev.tandem.config.RouterConfig;
 import dev.tandem.bus.Addresses;
 import io.vertx.core.Future;
@@ -35,17 +39,17 @@ public final class StandInRouterVerticle extends VerticleBase {
     Router router = Router.router(vertx);
     router.get("/health").handler(ctx -> json(ctx, 200, new JsonObject().put("status", "ok")));
     router.get("/v1/models").handler(ctx -> json(ctx, 200, new JsonObject().put("object", "list")
-        .put("data", new JsonArray().add(new JsonObject().put("id", config.getModel())
+        .put("data", new JsonArray().add(new JsonObject().put("id", config.get(MODEL))
             .put("object", "model").put("owned_by", "tandem")))));
     router.get("/fleet").handler(this::fleet);
     router.route().handler(ctx -> json(ctx, 404, error("no route for " + ctx.request().method()
         + " " + ctx.request().path() + " (the stand-in router serves /health, /v1/models and"
         + " /fleet only)", "not_found_error")));
     return vertx.createHttpServer().requestHandler(router)
-        .listen(config.getRouterPort(), config.getRouterHost())
+        .listen(config.get(ROUTER_PORT), config.get(ROUTER_HOST))
         .onSuccess(s -> {
           server = s;
-          LOG.info("stand-in router listening on http://{}:{}", config.getRouterHost(),
+          LOG.info("stand-in router listening on http://{}:{}", config.get(ROUTER_HOST),
               s.actualPort());
         });
   }

@@ -1,5 +1,14 @@
 package dev.tandem.supervisor;
 
+import static dev.tandem.config.RouterConfig.ENDPOINT_PORTS;
+import static dev.tandem.config.RouterConfig.HEALTH_INTERVAL;
+import static dev.tandem.config.RouterConfig.LOG_DIR;
+import static dev.tandem.config.RouterConfig.MODEL;
+import static dev.tandem.config.RouterConfig.STARTUP_TIMEOUT;
+import static dev.tandem.config.RouterConfig.STOP_GRACE;
+import static dev.tandem.config.RouterOptions.ROUTER_MODE;
+import static dev.tandem.config.RouterOptions.ROUTER_PORT;
+
 import static dev.tandem.testing.Futures.await;
 import static dev.tandem.testing.Futures.awaitFailure;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -46,10 +55,10 @@ class SupervisorVerticleTest {
     Path model = Files.createDirectories(dir.resolve("model"));
     Files.writeString(model.resolve("tokenizer.json"), "{}");
     int[] ports = FreePorts.of(4);
-    config = new RouterConfig().setModel(model.toString()).setRouterMode(RouterMode.ROUND_ROBIN)
-        .setRouterPort(ports[3]).setEndpointPorts(List.of(ports[0], ports[1], ports[2]))
-        .setLogDir(dir.resolve("logs").toString()).setStartupTimeout(Duration.ofSeconds(30))
-        .setHealthInterval(Duration.ofMillis(300)).setStopGrace(Duration.ofSeconds(2));
+    config = new RouterConfig().set(MODEL, model.toString()).set(ROUTER_MODE, RouterMode.ROUND_ROBIN)
+        .set(ROUTER_PORT, ports[3]).set(ENDPOINT_PORTS, List.of(ports[0], ports[1], ports[2]))
+        .set(LOG_DIR, dir.resolve("logs").toString()).set(STARTUP_TIMEOUT, Duration.ofSeconds(30))
+        .set(HEALTH_INTERVAL, Duration.ofMillis(300)).set(STOP_GRACE, Duration.ofSeconds(2));
   }
 
   @Test
@@ -64,7 +73,7 @@ class SupervisorVerticleTest {
         new SupervisorVerticle(config, null, noTokenizer(), profile)));
     long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
     String message = failure.getMessage();
-    assertTrue(message.startsWith("engine 1 (both, 127.0.0.1:" + config.getEndpointPorts().get(1)
+    assertTrue(message.startsWith("engine 1 (both, 127.0.0.1:" + config.get(ENDPOINT_PORTS).get(1)
         + ", cpu:1) exited with code 4 before it was ready"), message);
     assertTrue(message.contains("  | error: model.safetensors truncated"), message);
     assertTrue(ms < 15_000, "failed fast, not at the deadline: " + ms + " ms");
@@ -81,10 +90,10 @@ class SupervisorVerticleTest {
     String id = await(vertx.deployVerticle(new SupervisorVerticle(config,
         StandInRouterVerticle.factory(), noTokenizer(), new FakeEngineProfile(i -> List.of()))));
     WebClient http = WebClient.create(vertx);
-    int port = config.getRouterPort();
+    int port = config.get(ROUTER_PORT);
     assertEquals(200, await(http.get(port, "127.0.0.1", "/health").send()).statusCode());
     JsonObject models = await(http.get(port, "127.0.0.1", "/v1/models").send()).bodyAsJsonObject();
-    assertEquals(config.getModel(), models.getJsonArray("data").getJsonObject(0).getString("id"));
+    assertEquals(config.get(MODEL), models.getJsonArray("data").getJsonObject(0).getString("id"));
     JsonArray engines = await(http.get(port, "127.0.0.1", "/fleet").send()).bodyAsJsonObject()
         .getJsonArray("engines");
     assertEquals(3, engines.size());

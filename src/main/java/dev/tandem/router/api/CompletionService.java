@@ -1,5 +1,10 @@
 package dev.tandem.router.api;
 
+import static dev.tandem.config.RouterOptions.BUSY_WAIT;
+import static dev.tandem.config.RouterOptions.MAX_ENGINE_ATTEMPTS;
+import static dev.tandem.config.RouterOptions.MAX_PREEMPT_RETRIES;
+import static dev.tandem.config.RouterOptions.RETRY_AFTER_SECONDS;
+
 import dev.tandem.api.ApiError;
 import dev.tandem.api.CompletionRequest;
 import dev.tandem.router.metrics.RouterMetrics;
@@ -44,8 +49,9 @@ public final class CompletionService {
     this.tokenizer = tokenizer;
     this.dispatcher = dispatcher;
     this.metrics = metrics;
-    this.limits = new CompletionFlow.Limits(options.getMaxEngineAttempts(),
-        options.getMaxPreemptRetries(), options.getRetryAfterSeconds(), options.getBusyWaitMs());
+    this.limits = new CompletionFlow.Limits(options.get(MAX_ENGINE_ATTEMPTS),
+        options.get(MAX_PREEMPT_RETRIES), options.get(RETRY_AFTER_SECONDS),
+        options.get(BUSY_WAIT).toMillis());
     this.deliveredTokens = tokenizer == null ? null : (tail, ids, text) -> vertx.executeBlocking(
         () -> TokenMatch.deliveredCount(tokenizer, tail, ids, text), false);
   }

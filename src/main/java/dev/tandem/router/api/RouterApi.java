@@ -1,5 +1,9 @@
 package dev.tandem.router.api;
 
+import static dev.tandem.config.RouterOptions.MAX_BODY_BYTES;
+import static dev.tandem.config.RouterOptions.RETRY_AFTER_SECONDS;
+import static dev.tandem.config.RouterOptions.ROUTER_MODE;
+
 import dev.tandem.api.ApiError;
 import dev.tandem.api.ErrorResponses;
 import dev.tandem.bus.Addresses;
@@ -31,7 +35,7 @@ public final class RouterApi {
       CompletionService service, EngineRegistry registry, RouterMetrics metrics) {
     Router router = Router.router(vertx);
     router.post("/v1/completions")
-        .handler(BodyHandler.create(false).setBodyLimit(options.getMaxBodyBytes()))
+        .handler(BodyHandler.create(false).setBodyLimit(options.get(MAX_BODY_BYTES)))
         .handler(new CompletionsHandler(service, metrics));
     router.get("/v1/models").handler(ctx -> json(ctx, 200, new JsonObject().put("object", "list")
         .put("data", new JsonArray().add(new JsonObject().put("id", model.id())
@@ -40,10 +44,12 @@ public final class RouterApi {
     router.get("/health").handler(ctx -> json(ctx, 200, new JsonObject().put("status", "up")));
     router.get("/ready").handler(ctx -> {
       boolean ready = service.dispatcher().canServe();
-      JsonObject body = new JsonObject().put("ready", ready).put("mode", options.getMode().wireName())
+      JsonObject body = new JsonObject().put("ready", ready)
+          .put("mode", options.get(ROUTER_MODE).wireName())
           .put("engines_ready", registry.ready().size()).put("engines_known", registry.statuses().size());
       if (!ready) {
-        ctx.response().putHeader(HttpHeaders.RETRY_AFTER, Integer.toString(options.getRetryAfterSeconds()));
+        ctx.response().putHeader(HttpHeaders.RETRY_AFTER,
+            Integer.toString(options.get(RETRY_AFTER_SECONDS)));
       }
       json(ctx, ready ? 200 : 503, body);
     });
@@ -61,7 +67,7 @@ public final class RouterApi {
     router.errorHandler(405, ctx -> error(ctx, 405, "method_not_allowed",
         ctx.request().method() + " is not allowed on " + ctx.request().path()));
     router.errorHandler(413, ctx -> error(ctx, 413, "request_too_large",
-        "the request body is larger than " + options.getMaxBodyBytes() + " bytes"));
+        "the request body is larger than " + options.get(MAX_BODY_BYTES) + " bytes"));
     router.errorHandler(500, ctx -> ErrorResponses.send(ctx.response(),
         ctx.failure() == null ? new IllegalStateException("internal error") : ctx.failure()));
     return router;

@@ -1,5 +1,11 @@
 package dev.tandem.router.dispatch;
 
+import static dev.tandem.config.RouterOptions.PD_BALANCE_FACTOR;
+import static dev.tandem.config.RouterOptions.PREP_RECV_TIMEOUT;
+import static dev.tandem.config.RouterOptions.RELEASE_TIMEOUT;
+import static dev.tandem.config.RouterOptions.REMOTE_SEND_TIMEOUT;
+import static dev.tandem.config.RouterOptions.REQUEST_TOKEN_IDS;
+
 import dev.tandem.bus.EngineStatus;
 import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.router.policy.EngineSnapshot;
@@ -58,14 +64,15 @@ public final class DisaggregatedDispatcher implements Dispatcher {
     notP.add(d.id());
     EngineSnapshot p = calls.policy.pickPrefill(engines, notP).orElse(null);
     EngineStatus decode = calls.status(d);
-    JsonObject body = EngineBodies.generation(a, calls.options.isRequestTokenIds());
+    JsonObject body = EngineBodies.generation(a, calls.options.get(REQUEST_TOKEN_IDS));
     if (p == null) {
       LOG.debug("{}: no prefill engine ready, engine {} prefills itself", a.engineRequestId(), d.id());
       return calls.registry.lease(decode.id()).during(
           () -> calls.generate(a, decode, EngineApi.COMPLETIONS, body, () -> {}));
     }
     EngineStatus prefill = calls.status(p);
-    KvWindow window = KvWindow.of(a.spec().promptIds().length, calls.options.getPdBalanceFactor());
+    KvWindow window = KvWindow.of(a.spec().promptIds().length,
+        calls.options.get(PD_BALANCE_FACTOR));
     return calls.registry.lease(decode.id()).during(
         () -> disaggregate(a, decode, prefill, window, body));
   }
@@ -94,7 +101,7 @@ public final class DisaggregatedDispatcher implements Dispatcher {
     reservation.sent = true;
     return calls.client.postJson(decode.id(), decode.url(), EngineApi.PREP_RECV,
             EngineBodies.prepRecv(body, window.end()), "prep_recv",
-            calls.options.getPrepRecvTimeoutMs(), a.cancellation())
+            calls.options.get(PREP_RECV_TIMEOUT).toMillis(), a.cancellation())
         .onFailure(e -> {
           if (e instanceof UpstreamException ue && (ue.kind() == UpstreamException.Kind.BUSY
               || ue.kind() == UpstreamException.Kind.REJECTED)) {
@@ -122,7 +129,7 @@ public final class DisaggregatedDispatcher implements Dispatcher {
     JsonObject send = EngineBodies.remoteSend(body, matched, window.end(), metadata, decode.peStart());
     return calls.registry.lease(prefill.id()).during(() -> calls.client.postJson(prefill.id(),
             prefill.url(), EngineApi.REMOTE_SEND, send, "remote_send",
-            calls.options.getRemoteSendTimeoutMs(), a.cancellation()))
+            calls.options.get(REMOTE_SEND_TIMEOUT).toMillis(), a.cancellation()))
         .mapEmpty();
   }
 
@@ -134,7 +141,7 @@ public final class DisaggregatedDispatcher implements Dispatcher {
     EngineStatus d = reservation.engine;
     return calls.client.postJson(d.id(), d.url(), EngineApi.RELEASE,
             EngineBodies.release(reservation.engineRequestId), "release",
-            calls.options.getReleaseTimeoutMs(), Cancellation.NONE)
+            calls.options.get(RELEASE_TIMEOUT).toMillis(), Cancellation.NONE)
         .transform(ar -> {
           if (ar.failed()) {
             LOG.debug("{}: release on engine {}: {}", reservation.engineRequestId, d.id(),

@@ -1,5 +1,10 @@
 package dev.tandem.router.dispatch;
 
+import static dev.tandem.config.RouterOptions.CHUNK_IDLE_TIMEOUT;
+import static dev.tandem.config.RouterOptions.FIRST_CHUNK_TIMEOUT;
+import static dev.tandem.config.RouterOptions.RETRY_AFTER_SECONDS;
+import static dev.tandem.config.RouterOptions.START_GENERATE_TIMEOUT;
+
 import dev.tandem.bus.EngineStatus;
 import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.config.RouterOptions;
@@ -38,7 +43,7 @@ final class EngineCalls {
   NoEngineAvailableException noEngine(String what) {
     return new NoEngineAvailableException("no " + what + " engine is ready; "
         + registry.statuses().size() + " known, " + registry.ready().size() + " ready",
-        options.getRetryAfterSeconds());
+        options.get(RETRY_AFTER_SECONDS));
   }
 
   /**
@@ -48,10 +53,10 @@ final class EngineCalls {
    */
   Future<Void> generate(Attempt a, EngineStatus engine, String path, JsonObject body,
       Runnable onOpened) {
-    long firstChunk = path.equals(EngineApi.START_GENERATE) ? options.getStartGenerateTimeoutMs()
-        : options.getFirstChunkTimeoutMs();
+    long firstChunk = (path.equals(EngineApi.START_GENERATE) ? options.get(START_GENERATE_TIMEOUT)
+        : options.get(FIRST_CHUNK_TIMEOUT)).toMillis();
     return client.openStream(engine.id(), engine.url(), path, body, path, firstChunk,
-            options.getChunkIdleTimeoutMs(), a.cancellation())
+            options.get(CHUNK_IDLE_TIMEOUT).toMillis(), a.cancellation())
         .compose(stream -> {
           onOpened.run();
           return ChunkRelay.relay(a, stream);

@@ -1,5 +1,7 @@
 package dev.tandem.router.dispatch;
 
+import static dev.tandem.config.RouterOptions.REQUEST_TOKEN_IDS;
+
 import dev.tandem.bus.EngineStatus;
 import dev.tandem.router.policy.EngineSnapshot;
 import io.vertx.core.Future;
@@ -24,7 +26,8 @@ public final class RoundRobinDispatcher implements Dispatcher {
     }
     EngineStatus engine = calls.status(pick);
     return calls.registry.lease(engine.id()).during(() -> calls.generate(a, engine,
-        EngineApi.COMPLETIONS, EngineBodies.generation(a, calls.options.isRequestTokenIds()), () -> {}));
+        EngineApi.COMPLETIONS, EngineBodies.generation(a, calls.options.get(REQUEST_TOKEN_IDS)),
+        () -> {}));
   }
 
   @Override

@@ -1,5 +1,7 @@
 package dev.tandem.router.api;
 
+import static dev.tandem.config.RouterOptions.ROUTER_MODE;
+
 import static dev.tandem.router.testing.RouterHarness.await;
 import static dev.tandem.router.testing.RouterHarness.status;
 import static dev.tandem.router.testing.RouterHarness.waitUntil;
@@ -21,6 +23,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
+import java.time.Duration;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -49,7 +52,7 @@ class BusAndBackPressureTest {
   void setUp(Vertx vertx) {
     this.vertx = vertx;
     engine = await(new FaultInjectingFakeEngine(vertx).start());
-    h = RouterHarness.start(vertx, new RouterOptions().setMode(RouterMode.ROUND_ROBIN), new ModelInfo("fake", 100_000, 1000), null);
+    h = RouterHarness.start(vertx, new RouterOptions().set(ROUTER_MODE, RouterMode.ROUND_ROBIN), new ModelInfo("fake", 100_000, 1000), null);
     h.announce(status(1, engine.url(), EngineRole.BOTH, EngineState.READY, 0));
   }
 

@@ -1,5 +1,16 @@
 package dev.tandem.router.dispatch;
 
+import static dev.tandem.config.RouterOptions.BUSY_WAIT;
+import static dev.tandem.config.RouterOptions.CHUNK_IDLE_TIMEOUT;
+import static dev.tandem.config.RouterOptions.FIRST_CHUNK_TIMEOUT;
+import static dev.tandem.config.RouterOptions.PD_BALANCE_FACTOR;
+import static dev.tandem.config.RouterOptions.PREP_RECV_TIMEOUT;
+import static dev.tandem.config.RouterOptions.REMOTE_SEND_TIMEOUT;
+import static dev.tandem.config.RouterOptions.ROUTER_HOST;
+import static dev.tandem.config.RouterOptions.ROUTER_MODE;
+import static dev.tandem.config.RouterOptions.ROUTER_PORT;
+import static dev.tandem.config.RouterOptions.START_GENERATE_TIMEOUT;
+
 import static dev.tandem.router.testing.FaultInjectingFakeEngine.Behavior.Kind.*;
 import static dev.tandem.router.testing.RouterHarness.await;
 import static dev.tandem.router.testing.RouterHarness.status;
@@ -26,6 +37,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -59,9 +71,10 @@ class DisaggregatedFaultsTest {
   }
 
   void router(double factor) {
-    h = RouterHarness.start(vertx, new RouterOptions().setMode(RouterMode.DISAGG)
-        .setPdBalanceFactor(factor).setPrepRecvTimeoutMs(500).setRemoteSendTimeoutMs(500)
-        .setFirstChunkTimeoutMs(600).setStartGenerateTimeoutMs(600).setChunkIdleTimeoutMs(600), MODEL, null);
+    h = RouterHarness.start(vertx, new RouterOptions().set(ROUTER_MODE, RouterMode.DISAGG)
+        .set(PD_BALANCE_FACTOR, factor).set(PREP_RECV_TIMEOUT, Duration.ofMillis(500))
+        .set(REMOTE_SEND_TIMEOUT, Duration.ofMillis(500)).set(FIRST_CHUNK_TIMEOUT, Duration.ofMillis(600))
+        .set(START_GENERATE_TIMEOUT, Duration.ofMillis(600)).set(CHUNK_IDLE_TIMEOUT, Duration.ofMillis(600)), MODEL, null);
     h.announce(status(0, p.url(), EngineRole.PREFILL, EngineState.READY, 0),
         status(1, d1.url(), EngineRole.DECODE, EngineState.READY, 0),
         status(2, d2.url(), EngineRole.DECODE, EngineState.READY, 0));
@@ -265,8 +278,8 @@ class DisaggregatedFaultsTest {
 
   @Test
   void busyForTooLongIs503WithRetryAfter() {
-    h = RouterHarness.start(vertx, new RouterOptions().setMode(RouterMode.DISAGG)
-        .setBusyWaitMs(200), MODEL, null);
+    h = RouterHarness.start(vertx, new RouterOptions().set(ROUTER_MODE, RouterMode.DISAGG)
+        .set(BUSY_WAIT, Duration.ofMillis(200)), MODEL, null);
     h.announce(status(0, p.url(), EngineRole.PREFILL, EngineState.READY, 0),
         status(1, d1.url(), EngineRole.DECODE, EngineState.READY, 0));
     for (int i = 0; i < 50; i++) {

@@ -1,5 +1,12 @@
 package dev.tandem.router.dispatch;
 
+import static dev.tandem.config.RouterOptions.CHUNK_IDLE_TIMEOUT;
+import static dev.tandem.config.RouterOptions.FIRST_CHUNK_TIMEOUT;
+import static dev.tandem.config.RouterOptions.MAX_PREEMPT_RETRIES;
+import static dev.tandem.config.RouterOptions.ROUTER_HOST;
+import static dev.tandem.config.RouterOptions.ROUTER_MODE;
+import static dev.tandem.config.RouterOptions.ROUTER_PORT;
+
 import static dev.tandem.router.testing.FaultInjectingFakeEngine.Behavior.Kind.*;
 import static dev.tandem.router.testing.RouterHarness.await;
 import static dev.tandem.router.testing.RouterHarness.status;
@@ -28,6 +35,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -56,8 +64,9 @@ class RoundRobinFaultsTest {
     this.vertx = vertx;
     e1 = await(new FaultInjectingFakeEngine(vertx).start());
     e2 = await(new FaultInjectingFakeEngine(vertx).start());
-    h = RouterHarness.start(vertx, new RouterOptions().setMode(RouterMode.ROUND_ROBIN)
-        .setFirstChunkTimeoutMs(600).setChunkIdleTimeoutMs(600).setMaxPreemptRetries(2), MODEL, null);
+    h = RouterHarness.start(vertx, new RouterOptions().set(ROUTER_MODE, RouterMode.ROUND_ROBIN)
+        .set(FIRST_CHUNK_TIMEOUT, Duration.ofMillis(600)).set(CHUNK_IDLE_TIMEOUT, Duration.ofMillis(600))
+        .set(MAX_PREEMPT_RETRIES, 2), MODEL, null);
     h.announce(status(1, e1.url(), EngineRole.DECODE, EngineState.READY, 0),
         status(2, e2.url(), EngineRole.DECODE, EngineState.READY, 0));
   }

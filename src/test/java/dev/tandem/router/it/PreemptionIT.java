@@ -3,6 +3,7 @@ package dev.tandem.router.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.config.RouterOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
@@ -37,7 +38,7 @@ class PreemptionIT {
     // The router's default stage timeouts: prep_recv reserves all the pages a request needs to
     // start decoding, so requests holding received KV can never deadlock admission on D.
     fleet = TandemFleet.start(TandemFleet.tinyModel(dir), dir, "max_total_seq_length=128",
-        o -> o.setMaxPreemptRetries(12));
+        o -> o.set(RouterOptions.MAX_PREEMPT_RETRIES, 12));
   }
 
   @AfterAll

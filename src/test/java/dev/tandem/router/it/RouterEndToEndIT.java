@@ -1,5 +1,7 @@
 package dev.tandem.router.it;
 
+import static dev.tandem.config.RouterOptions.ROUTER_MODE;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -62,7 +64,7 @@ class RouterEndToEndIT {
     Path model = TandemFleet.tinyModel(dir);
     fleet = TandemFleet.start(model, dir, null, o -> o);
     disagg = fleet.routerPort();
-    roundRobin = fleet.deployRouter(new RouterOptions().setMode(RouterMode.ROUND_ROBIN));
+    roundRobin = fleet.deployRouter(new RouterOptions().set(ROUTER_MODE, RouterMode.ROUND_ROBIN));
   }
 
   @AfterAll

@@ -1,5 +1,20 @@
 package dev.tandem.router.it;
 
+import static dev.tandem.config.RouterConfig.ENDPOINT_PORTS;
+import static dev.tandem.config.RouterConfig.ENGINE_JVM_OPTS;
+import static dev.tandem.config.RouterConfig.ENGINE_OVERRIDES;
+import static dev.tandem.config.RouterConfig.HEALTH_INTERVAL;
+import static dev.tandem.config.RouterConfig.HEALTH_TIMEOUT;
+import static dev.tandem.config.RouterConfig.LOAD_REPORT_INTERVAL;
+import static dev.tandem.config.RouterConfig.LOG_DIR;
+import static dev.tandem.config.RouterConfig.MODEL;
+import static dev.tandem.config.RouterConfig.RESTART_BACKOFF;
+import static dev.tandem.config.RouterConfig.STARTUP_TIMEOUT;
+import static dev.tandem.config.RouterConfig.STOP_GRACE;
+import static dev.tandem.config.RouterOptions.ROUTER_HOST;
+import static dev.tandem.config.RouterOptions.ROUTER_MODE;
+import static dev.tandem.config.RouterOptions.ROUTER_PORT;
+
 import dev.tandem.config.RouterConfig;
 import dev.tandem.config.RouterMode;
 import dev.tandem.bus.Addresses;
@@ -47,17 +62,18 @@ final class TandemFleet implements AutoCloseable {
       UnaryOperator<RouterOptions> routerOptions) throws Exception {
     this.model = model;
     int[] ports = FreePorts.of(4);
-    config = new RouterConfig().setModel(model.toString()).setRouterPort(ports[3])
-        .setEndpointPorts(List.of(ports[0], ports[1], ports[2])).setRouterMode(RouterMode.DISAGG)
-        .setLogDir(dir.resolve("logs").toString()).setEngineJvmOpts(List.of("-Xmx256m"))
-        .setEngineOverrides(engineOverrides)
-        .setStartupTimeout(Duration.ofSeconds(120)).setHealthInterval(Duration.ofMillis(500))
-        .setHealthTimeout(Duration.ofSeconds(2)).setStopGrace(Duration.ofSeconds(5))
-        .setRestartBackoff(Duration.ofMillis(200)).setLoadReportInterval(Duration.ofMillis(250));
+    config = new RouterConfig().set(MODEL, model.toString()).set(ROUTER_PORT, ports[3])
+        .set(ENDPOINT_PORTS, List.of(ports[0], ports[1], ports[2]))
+        .set(ROUTER_MODE, RouterMode.DISAGG)
+        .set(LOG_DIR, dir.resolve("logs").toString()).set(ENGINE_JVM_OPTS, List.of("-Xmx256m"))
+        .set(ENGINE_OVERRIDES, engineOverrides)
+        .set(STARTUP_TIMEOUT, Duration.ofSeconds(120)).set(HEALTH_INTERVAL, Duration.ofMillis(500))
+        .set(HEALTH_TIMEOUT, Duration.ofSeconds(2)).set(STOP_GRACE, Duration.ofSeconds(5))
+        .set(RESTART_BACKOFF, Duration.ofMillis(200)).set(LOAD_REPORT_INTERVAL, Duration.ofMillis(250));
     SupervisorVerticle sv = new SupervisorVerticle(config, (cfg, tok) -> {
       tokenizer = tok;
       return RouterVerticle.forModelDir(routerOptions.apply(cfg.routerOptions()),
-          cfg.getModel(), Path.of(cfg.getModel()), cfg.getEngineOverrides(), tok);
+          cfg.get(MODEL), Path.of(cfg.get(MODEL)), cfg.get(ENGINE_OVERRIDES), tok);
     }, TokenizerLoader.djl(), null);
     supervisor = await(vertx.deployVerticle(sv), 150);
   }
@@ -82,17 +98,18 @@ final class TandemFleet implements AutoCloseable {
   }
 
   int routerPort() {
-    return config.getRouterPort();
+    return config.get(ROUTER_PORT);
   }
 
   int enginePort(int id) {
-    return config.getEndpointPorts().get(id);
+    return config.get(ENDPOINT_PORTS).get(id);
   }
 
   /** Deploys another router in front of the same engines (it learns them from the bus). */
   int deployRouter(RouterOptions options) throws Exception {
-    RouterVerticle router = RouterVerticle.forModelDir(options.setHost("127.0.0.1").setPort(0),
-        model.toString(), model, config.getEngineOverrides(), tokenizer);
+    RouterVerticle router = RouterVerticle.forModelDir(
+        options.set(ROUTER_HOST, "127.0.0.1").set(ROUTER_PORT, 0),
+        model.toString(), model, config.get(ENGINE_OVERRIDES), tokenizer);
     await(vertx.deployVerticle(router), 30);
     int port = router.actualPort();
     waitUntil(() -> get(port, "/ready").statusCode() == 200, 10_000, "router on " + port + " ready");
@@ -183,7 +200,7 @@ final class TandemFleet implements AutoCloseable {
   /** Engine gauges and the last lines of every engine log: what a failed test should show. */
   String diagnostics(Path dir) {
     StringBuilder sb = new StringBuilder("\n== router: ").append(get(routerPort(), "/admin/engines").body());
-    for (int e = 0; e < config.getEndpointPorts().size(); e++) {
+    for (int e = 0; e < config.get(ENDPOINT_PORTS).size(); e++) {
       Map<String, Double> m = metrics(enginePort(e));
       sb.append("\n== engine ").append(e).append(':');
       for (String k : List.of("running", "waiting", "parked", "kv_pages_free", "kv_pages_total",

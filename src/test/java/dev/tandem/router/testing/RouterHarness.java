@@ -1,5 +1,8 @@
 package dev.tandem.router.testing;
 
+import static dev.tandem.config.RouterOptions.ROUTER_HOST;
+import static dev.tandem.config.RouterOptions.ROUTER_PORT;
+
 import dev.tandem.bus.Addresses;
 import dev.tandem.bus.EngineRole;
 import dev.tandem.bus.EngineState;
@@ -99,7 +102,8 @@ public final class RouterHarness {
 
   public static RouterHarness start(Vertx vertx, RouterOptions options, ModelInfo model,
       TextTokenizer tokenizer) {
-    RouterVerticle verticle = new RouterVerticle(options.setHost("127.0.0.1").setPort(0), model, tokenizer);
+    RouterVerticle verticle = new RouterVerticle(options.set(ROUTER_HOST, "127.0.0.1")
+        .set(ROUTER_PORT, 0), model, tokenizer);
     await(vertx.deployVerticle(verticle));
     return new RouterHarness(vertx, verticle);
   }
