@@ -1,6 +1,7 @@
 package dev.tandem.engine.sched;
 
 import dev.tandem.api.ApiError;
+import dev.tandem.api.PromptLimits;
 import dev.tandem.kv.KvReceiveTarget;
 import dev.tandem.kv.KvRows;
 import dev.tandem.kv.KvShipper;
@@ -31,6 +32,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
   private final ForwardModel model;
   private final EngineOptions options;
   private final LlamaConfig config;
+  private final PromptLimits limits;
   private final PagedKvCache kv;
   private final BatchScheduler scheduler;
   private final TokenEmitter emitter;
@@ -51,6 +53,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
     this.model = model;
     this.options = options;
     this.config = model.config();
+    this.limits = new PromptLimits(config.vocabSize(), options.maxSequenceLength());
     this.kv = new PagedKvCache(config.numLayers(), config.kvDim(), options.numKvPages());
     RadixPrefixCache cache = options.prefixCache() ? new RadixPrefixCache(kv.pages()) : null;
     this.scheduler = new BatchScheduler(kv, cache, options, counters, this::onLostKv);
@@ -80,11 +83,12 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
   }
 
   /**
-   * Checks a tokenized prompt against the model: ids in the vocabulary, room in the context window
-   * for the prompt and {@code maxTokens} (null = no bound). Throws a 400 ApiError otherwise.
+   * Checks a tokenized prompt against the model with the router's rules ({@link PromptLimits}): at
+   * least one token, ids in the vocabulary, room in the context window for the prompt and
+   * {@code maxTokens} (null = no bound). Throws a 400 ApiError otherwise.
    */
   public void checkPrompt(int[] ids, Integer maxTokens) {
-    new PromptLimits(config.vocabSize(), options.maxSequenceLength()).check(ids, maxTokens);
+    limits.check(ids, maxTokens);
   }
 
   /** Queues a request. Throws 409 if a request with this id is in flight, 400 if it does not fit. */
