@@ -1,5 +1,6 @@
 package dev.tandem.world;
 
+import dev.tandem.retry.Backoff;
 import dev.tandem.world.WorldProtocol.Registration;
 import dev.tandem.world.transport.WorldSecret;
 import io.vertx.core.json.JsonObject;
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /** An engine's side of the world root protocol ({@link WorldProtocol}): register, and look up tables. */
 final class WorldRootClient {
   private static final Logger LOG = LoggerFactory.getLogger(WorldRootClient.class);
-  private static final long MAX_BACKOFF_NANOS = 500_000_000L;
+  /** Between tries to reach a root that is not listening yet. */
+  private static final Backoff CONNECT_BACKOFF = Backoff.ofMillis(50, 500);
 
   private WorldRootClient() {}
 
@@ -95,8 +97,7 @@ final class WorldRootClient {
   /** Connects, retrying while the root is not listening yet, until the deadline. */
   private static JsonLineSocket connect(WorldUid uid, long deadline, Duration timeout) throws WorldException {
     IOException last = null;
-    long backoff = 50_000_000L;
-    while (true) {
+    for (int attempt = 1; ; attempt++) {
       long remaining = deadline - System.nanoTime();
       if (remaining <= 0) {
         throw new WorldException("could not reach the world root at " + uid.rootText() + " within "
@@ -117,11 +118,11 @@ final class WorldRootClient {
         }
       }
       // Back off before the next attempt: the root may not be listening yet.
-      LockSupport.parkNanos(Math.min(backoff, Math.max(0, deadline - System.nanoTime())));
+      LockSupport.parkNanos(Math.min(CONNECT_BACKOFF.delay(attempt).toNanos(),
+          Math.max(0, deadline - System.nanoTime())));
       if (Thread.currentThread().isInterrupted()) {
         throw new WorldException("interrupted while reaching the world root at " + uid.rootText());
       }
-      backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
     }
   }
 
