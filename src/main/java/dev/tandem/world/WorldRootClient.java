@@ -15,7 +15,11 @@ import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** An engine's side of the world root protocol ({@link WorldProtocol}): register, and look up tables. */
+/**
+ * An engine's side of the world root protocol ({@link WorldProtocol}): register, and look up
+ * tables. Blocking on purpose ({@link JsonLineSocket}): registration runs once on the engine's
+ * start-up thread before it serves anything, and lookups on the KV shipper's thread.
+ */
 final class WorldRootClient {
   private static final Logger LOG = LoggerFactory.getLogger(WorldRootClient.class);
   /** Between tries to reach a root that is not listening yet. */
