@@ -1,5 +1,7 @@
 package dev.tandem;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -7,6 +9,7 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -46,17 +49,19 @@ class ArchitectureTest {
   @Test
   void contractsImportNoneOfTheirUsers() {
     check(noClasses().that().resideInAnyPackage("dev.tandem.bus..", "dev.tandem.api..",
-            "dev.tandem.kv..", "dev.tandem.tokenizer..", "dev.tandem.config..")
+            "dev.tandem.kv..", "dev.tandem.tokenizer..", "dev.tandem.config..", "dev.tandem.retry..")
         .should().dependOnClassesThat().resideInAnyPackage("dev.tandem.router..",
             "dev.tandem.supervisor..", "dev.tandem.fleet..", "dev.tandem.cli..", "dev.tandem.bench..",
             "dev.tandem.world..", "dev.tandem.engine.."));
   }
 
   @Test
-  void theBusContractAndWireTypesStandAlone() {
-    check(noClasses().that().resideInAnyPackage("dev.tandem.bus..", "dev.tandem.api..",
-            "dev.tandem.kv..", "dev.tandem.tokenizer..")
-        .should().dependOnClassesThat().resideInAnyPackage("dev.tandem.config.."));
+  void theBusContractWireTypesKvInterfacesTokenizerAndBackOffImportNothingOfOurs() {
+    for (String pkg : List.of("dev.tandem.bus..", "dev.tandem.api..", "dev.tandem.kv..",
+        "dev.tandem.tokenizer..", "dev.tandem.retry..")) {
+      check(noClasses().that().resideInAPackage(pkg).should().dependOnClassesThat(
+          resideInAPackage("dev.tandem..").and(resideOutsideOfPackage(pkg))));
+    }
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.tandem.bench;
 
+import dev.tandem.api.SseWriter;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VerticleBase;
@@ -93,27 +94,24 @@ public final class NullEngineServer extends VerticleBase {
           .end(chunk("x".repeat(tokens), "length").put("usage", usage(promptTokens, tokens, start, start)).encode()));
       return;
     }
-    resp.setChunked(true).putHeader("content-type", "text/event-stream; charset=utf-8");
-    vertx.setTimer(Math.max(1, firstTokenMs), id -> token(resp, 0, tokens, promptTokens, usage, start, 0));
+    SseWriter sse = new SseWriter(resp).start();
+    vertx.setTimer(Math.max(1, firstTokenMs), id -> token(sse, 0, tokens, promptTokens, usage, start, 0));
   }
 
-  private void token(HttpServerResponse resp, int i, int tokens, int promptTokens, boolean usage, long start,
+  private void token(SseWriter sse, int i, int tokens, int promptTokens, boolean usage, long start,
       long firstNanos) {
-    if (resp.closed()) {
+    if (sse.ended()) {
       return;
     }
     long first = i == 0 ? System.nanoTime() : firstNanos;
     boolean last = i == tokens - 1;
-    resp.write("data: " + chunk("x", last ? "length" : null).encode() + "\n\n");
+    sse.write(chunk("x", last ? "length" : null));
     if (!last) {
-      vertx.setTimer(Math.max(1, tokenGapMs), id -> token(resp, i + 1, tokens, promptTokens, usage, start, first));
+      vertx.setTimer(Math.max(1, tokenGapMs), id -> token(sse, i + 1, tokens, promptTokens, usage, start, first));
       return;
     }
-    if (usage) {
-      resp.write("data: " + chunk(null, null).put("choices", new JsonArray())
-          .put("usage", usage(promptTokens, tokens, start, first)).encode() + "\n\n");
-    }
-    resp.end("data: [DONE]\n\n");
+    sse.end(usage ? chunk(null, null).put("choices", new JsonArray())
+        .put("usage", usage(promptTokens, tokens, start, first)) : null);
   }
 
   private static JsonObject usage(int promptTokens, int tokens, long start, long first) {

@@ -5,6 +5,7 @@ import static dev.tandem.config.RouterConfig.RESTART_BACKOFF_MAX;
 import static dev.tandem.config.RouterConfig.RESTART_LIMIT;
 
 import dev.tandem.config.RouterConfig;
+import dev.tandem.retry.Backoff;
 import java.time.Duration;
 
 /**
@@ -22,9 +23,7 @@ public record RestartPolicy(Duration backoff, Duration maxBackoff, int limit) {
 
   /** Delay before consecutive restart number {@code attempt} (1 for the first). */
   public Duration delay(int attempt) {
-    int doublings = Math.min(Math.max(attempt - 1, 0), 30);
-    long millis = backoff.toMillis() << doublings;
-    return millis <= 0 || millis > maxBackoff.toMillis() ? maxBackoff : Duration.ofMillis(millis);
+    return new Backoff(backoff, maxBackoff).delay(attempt);
   }
 
   /** Whether restart number {@code attempt} is still allowed. */

@@ -10,6 +10,8 @@ import dev.tandem.config.RouterMode;
 import dev.tandem.fleet.WorldInit;
 import dev.tandem.world.NvshmemUid;
 import dev.tandem.world.WorldException;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import dev.tandem.world.WorldRoot;
 
 /**
@@ -26,19 +28,23 @@ public final class FleetWorld implements AutoCloseable {
     this.resource = resource;
   }
 
-  /** Forms the world the configuration needs. Blocking (binds a socket, loads a native library). */
-  public static FleetWorld form(RouterConfig config) throws WorldException {
+  /**
+   * Forms the world the configuration needs, without blocking the caller: the builtin root runs
+   * on {@code vertx} (on the caller's context when it has one), NVSHMEM's native library is
+   * loaded on a worker. Fails with a {@link WorldException}.
+   */
+  public static Future<FleetWorld> form(Vertx vertx, RouterConfig config) {
     if (config.get(ROUTER_MODE) == RouterMode.ROUND_ROBIN) {
-      return new FleetWorld(null, null);
+      return Future.succeededFuture(new FleetWorld(null, null));
     }
     int npes = config.totalPes();
     if (config.get(ENGINE) == EngineKind.MLC) {
-      return new FleetWorld(new WorldInit(NvshmemUid.get(), npes), null);
+      return vertx.executeBlocking(() -> new FleetWorld(new WorldInit(NvshmemUid.get(), npes), null));
     }
     // Engines run on this machine; they reach the root at the address they listen on themselves.
     EndpointConfig first = config.endpoints().get(0);
-    WorldRoot root = WorldRoot.start(first.host(), npes);
-    return new FleetWorld(new WorldInit(root.uid(), root.npes()), root);
+    return WorldRoot.start(vertx, first.host(), npes)
+        .map(root -> new FleetWorld(new WorldInit(root.uid(), root.npes()), root));
   }
 
   /** The world to hand every engine, or null when the mode needs none. */

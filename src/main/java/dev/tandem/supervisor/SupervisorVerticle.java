@@ -131,7 +131,7 @@ public final class SupervisorVerticle extends VerticleBase {
   }
 
   private Future<Void> formWorld() {
-    return vertx.executeBlocking(() -> FleetWorld.form(config)).map(formed -> {
+    return FleetWorld.form(vertx, config).map(formed -> {
       world = formed;
       if (formed.init() != null) {
         LOG.info("world formed for {} PE(s)", formed.init().npes());

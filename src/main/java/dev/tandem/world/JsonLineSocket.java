@@ -11,7 +11,13 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 
-/** The world root protocol's framing: one JSON object per line, lines at most 1 MiB. */
+/**
+ * An engine's end of the world root protocol: one JSON object per line, lines at most 1 MiB, over
+ * a plain blocking socket. Engines join the world once, on a dedicated thread at start-up (before
+ * their HTTP server exists), and then only watch for pushed tables, so blocking I/O keeps their
+ * side a straight line; the root, which serves every engine at once, is on Vert.x
+ * ({@link RootConnection}).
+ */
 final class JsonLineSocket implements AutoCloseable {
   private static final int MAX_LINE = 1 << 20;
 
@@ -52,20 +58,10 @@ final class JsonLineSocket implements AutoCloseable {
     }
   }
 
-  /** Thread-safe: the root pushes tables from other members' threads. */
-  synchronized void write(JsonObject message) throws IOException {
+  void write(JsonObject message) throws IOException {
     byte[] bytes = (message.encode() + "\n").getBytes(StandardCharsets.UTF_8);
     out.write(bytes);
     out.flush();
-  }
-
-  /** Writes, and closes the connection if that fails (the peer is gone). */
-  void writeQuietly(JsonObject message) {
-    try {
-      write(message);
-    } catch (IOException e) {
-      close();
-    }
   }
 
   @Override

@@ -1,42 +1,49 @@
 package dev.tandem.world;
 
-import dev.tandem.world.WorldProtocol.Registration;
 import dev.tandem.world.transport.WorldSecret;
-import io.vertx.core.json.JsonObject;
-import java.io.EOFException;
-import java.io.IOException;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.NetSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.net.SocketException;
 import java.net.UnknownHostException;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The world root over TCP: one acceptor thread and one thread per member connection (members are
- * few; blocking I/O keeps each exchange a straight line). Rules live in {@link WorldMembership}.
+ * The world root over TCP: a Vert.x {@link NetServer} whose connections speak newline-delimited
+ * JSON ({@link RootConnection}); rules live in {@link WorldMembership}. It runs on the Vert.x it is
+ * given (the supervisor's) or on a small one of its own ({@link #start(String, int)}, for callers
+ * outside Vert.x). Engines keep blocking sockets on their side ({@link WorldRootClient}).
  */
 final class TcpWorldRoot implements WorldRoot {
   private static final Logger LOG = LoggerFactory.getLogger(TcpWorldRoot.class);
-  /** How long a new connection may take to say who it is. */
-  static final int HANDSHAKE_TIMEOUT_MS = 10_000;
-  private static final AtomicInteger THREADS = new AtomicInteger();
+  /** How long a blocking caller waits for its own root to listen, or to close. */
+  private static final long OWN_VERTX_WAIT_SECONDS = 30;
 
-  private final ServerSocket server;
+  private final Vertx vertx;
+  private final boolean ownsVertx;
+  private final NetServer server;
   private final WorldUid uid;
   private final WorldSecret secret;
   private final int npes;
-  private final WorldMembership<JsonLineSocket> membership;
-  private final Set<JsonLineSocket> open = ConcurrentHashMap.newKeySet();
+  private final WorldMembership<NetSocket> membership;
+  private final Set<NetSocket> open = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
-  private TcpWorldRoot(ServerSocket server, WorldUid uid, int npes) {
+  private TcpWorldRoot(Vertx vertx, boolean ownsVertx, NetServer server, WorldUid uid, int npes) {
+    this.vertx = vertx;
+    this.ownsVertx = ownsVertx;
     this.server = server;
     this.uid = uid;
     this.secret = new WorldSecret(uid.secret());
@@ -44,34 +51,84 @@ final class TcpWorldRoot implements WorldRoot {
     this.membership = new WorldMembership<>(npes);
   }
 
-  static TcpWorldRoot start(String bindHost, int npes) throws WorldException {
-    if (npes < 1) {
-      throw new WorldException("a world needs at least one PE, got npes=" + npes);
-    }
-    ServerSocket server;
-    try {
-      server = new ServerSocket(0, 64, InetAddress.getByName(bindHost));
-    } catch (IOException e) {
-      throw new WorldException("could not start the world root on " + bindHost + ": " + e.getMessage(), e);
-    }
-    InetAddress bound = server.getInetAddress();
-    InetSocketAddress advertised = new InetSocketAddress(bound.isAnyLocalAddress() ? thisHost() : bound,
-        server.getLocalPort());
-    TcpWorldRoot root = new TcpWorldRoot(server, WorldUid.create(advertised), npes);
-    Thread acceptor = new Thread(root::acceptLoop, "tandem-world-root-" + server.getLocalPort());
-    acceptor.setDaemon(true);
-    acceptor.start();
-    LOG.info("world root for {} PEs listening on {}", npes, root.uid.rootText());
-    return root;
+  /** Starts a root on {@code vertx}; never blocks the caller (name lookups run on a worker). */
+  static Future<WorldRoot> start(Vertx vertx, String bindHost, int npes) {
+    return listen(vertx, false, bindHost, npes).map(root -> root);
   }
 
-  /** What engines dial when the root listens on every interface. */
+  /** Starts a root on a Vert.x of its own and waits until it listens; {@link #close} closes both. */
+  static TcpWorldRoot start(String bindHost, int npes) throws WorldException {
+    Vertx own = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(1)
+        .setInternalBlockingPoolSize(1));
+    try {
+      return listen(own, true, bindHost, npes).toCompletionStage().toCompletableFuture()
+          .get(OWN_VERTX_WAIT_SECONDS, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      own.close();
+      throw e.getCause() instanceof WorldException w ? w : new WorldException(e.getCause().toString(), e);
+    } catch (InterruptedException | TimeoutException e) {
+      own.close();
+      throw new WorldException("the world root on " + bindHost + " did not start: " + e, e);
+    }
+  }
+
+  private static Future<TcpWorldRoot> listen(Vertx vertx, boolean ownsVertx, String bindHost, int npes) {
+    if (npes < 1) {
+      return Future.failedFuture(new WorldException("a world needs at least one PE, got npes=" + npes));
+    }
+    // Connections before the uid exists cannot be engines (nobody knows the secret yet): refused.
+    AtomicReference<TcpWorldRoot> ready = new AtomicReference<>();
+    NetServer server = vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true)
+        .setTcpKeepAlive(true).setAcceptBacklog(64));
+    server.connectHandler(socket -> {
+      TcpWorldRoot root = ready.get();
+      if (root == null) {
+        socket.close();
+      } else {
+        root.accept(socket);
+      }
+    });
+    return vertx.executeBlocking(() -> addresses(bindHost))
+        .compose(a -> server.listen(0, a[0].getHostAddress()).map(s -> {
+          TcpWorldRoot root = new TcpWorldRoot(vertx, ownsVertx, server,
+              WorldUid.create(new InetSocketAddress(a[1], s.actualPort())), npes);
+          ready.set(root);
+          LOG.info("world root for {} PEs listening on {}", npes, root.uid.rootText());
+          return root;
+        }))
+        .recover(e -> {
+          server.close();
+          return Future.failedFuture(e instanceof WorldException ? e : new WorldException(
+              "could not start the world root on " + bindHost + ": " + e.getMessage(), e));
+        });
+  }
+
+  /** The address to bind, and the one engines dial (this host's when binding every interface). */
+  private static InetAddress[] addresses(String bindHost) throws UnknownHostException {
+    InetAddress bind = InetAddress.getByName(bindHost);
+    return new InetAddress[] {bind, bind.isAnyLocalAddress() ? thisHost() : bind};
+  }
+
   private static InetAddress thisHost() {
     try {
       return InetAddress.getLocalHost();
     } catch (UnknownHostException e) {
       return InetAddress.getLoopbackAddress();
     }
+  }
+
+  private void accept(NetSocket socket) {
+    if (closed) {
+      socket.close();
+      return;
+    }
+    open.add(socket);
+    new RootConnection(vertx, this, socket).start();
+  }
+
+  /** A connection closed (called by it). */
+  void forget(NetSocket socket) {
+    open.remove(socket);
   }
 
   @Override
@@ -89,137 +146,47 @@ final class TcpWorldRoot implements WorldRoot {
     return membership.table();
   }
 
-  private void acceptLoop() {
-    while (!closed) {
-      Socket socket;
-      try {
-        socket = server.accept();
-      } catch (IOException e) {
-        if (closed || server.isClosed()) {
-          return;
-        }
-        LOG.warn("world root accept failed: {}", e.toString());
-        continue;
-      }
-      Thread t = new Thread(() -> serve(socket), "tandem-world-member-" + THREADS.incrementAndGet());
-      t.setDaemon(true);
-      t.start();
-    }
+  WorldMembership<NetSocket> membership() {
+    return membership;
   }
 
-  private void serve(Socket socket) {
-    JsonLineSocket io;
-    try {
-      io = new JsonLineSocket(socket);
-    } catch (IOException e) {
-      closeQuietly(socket);
-      return;
-    }
-    open.add(io);
-    try {
-      socket.setTcpNoDelay(true);
-      socket.setKeepAlive(true);
-      socket.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
-      byte[] nonce = WorldSecret.nonce();
-      io.write(WorldProtocol.hello(nonce, npes));
-      JsonObject message = io.read();
-      String type = message.getString("type", "");
-      if (WorldProtocol.LOOKUP.equals(type)) {
-        io.write(WorldProtocol.verifyLookup(secret, nonce, message.getString("proof"))
-            ? WorldProtocol.table(membership.table()) : WorldProtocol.error(wrongSecret()));
-      } else if (WorldProtocol.REGISTER.equals(type)) {
-        member(io, nonce, message);
-      } else {
-        io.write(WorldProtocol.error("unknown world protocol message type '" + type + "'"));
-      }
-    } catch (EOFException | SocketException e) {
-      LOG.debug("world connection from {} closed: {}", socket.getRemoteSocketAddress(), e.toString());
-    } catch (IOException e) {
-      LOG.warn("world connection from {} failed: {}", socket.getRemoteSocketAddress(), e.toString());
-    } finally {
-      open.remove(io);
-      io.close();
-    }
+  WorldSecret secret() {
+    return secret;
   }
 
-  /** Registers a member, then holds its connection until it closes (that is how the root learns it left). */
-  private void member(JsonLineSocket io, byte[] nonce, JsonObject message) throws IOException {
-    Registration r;
-    try {
-      r = Registration.fromJson(message);
-    } catch (ClassCastException | NullPointerException e) {
-      io.write(WorldProtocol.error("malformed registration: " + message.encode()));
-      return;
-    }
-    if (r.member() == null || r.kvHost() == null) {
-      io.write(WorldProtocol.error("malformed registration: member and kv_host are required"));
-      return;
-    }
-    if (!r.verify(secret, nonce, message.getString("proof"))) {
-      LOG.warn("refused an engine claiming PEs from {}: wrong world secret", r.peStart());
-      io.write(WorldProtocol.error(wrongSecret()));
-      return;
-    }
-    List<WorldMembership.Delivery<JsonLineSocket>> deliveries;
-    try {
-      deliveries = membership.register(r, io);
-    } catch (WorldMembership.Refusal e) {
-      LOG.warn("refused an engine (PEs {}..{}, KV at {}:{}): {}", r.peStart(), r.peStart() + r.numPes() - 1,
-          r.kvHost(), r.kvPort(), e.getMessage());
-      io.write(WorldProtocol.error(e.getMessage()));
-      return;
-    }
-    PeTable table = membership.table();
-    LOG.info("engine joined the world: PEs {}..{}, KV receiver {}:{} ({} of {} PEs joined)", r.peStart(),
-        r.peStart() + r.numPes() - 1, r.kvHost(), r.kvPort(), table.joinedPes().size(), npes);
-    deliver(deliveries);
-    io.socket().setSoTimeout(0);
-    try {
-      while (!closed) {
-        io.read(); // members say nothing more; reading only watches for the close
-      }
-    } catch (IOException e) {
-      // the engine closed its world or died
-    } finally {
-      if (!closed) {
-        LOG.info("engine with PEs {}..{} (KV {}:{}) left the world", r.peStart(), r.peStart() + r.numPes() - 1,
-            r.kvHost(), r.kvPort());
-        deliver(membership.leave(r.member(), io));
-      }
-    }
+  boolean closed() {
+    return closed;
   }
 
-  private String wrongSecret() {
+  String wrongSecret() {
     return "wrong world secret: this engine's uid was not made by the world root at " + uid.rootText()
         + " (a uid from another or an earlier router run?)";
   }
 
-  private static void deliver(List<WorldMembership.Delivery<JsonLineSocket>> deliveries) {
-    for (WorldMembership.Delivery<JsonLineSocket> d : deliveries) {
-      d.link().writeQuietly(d.message());
-    }
-  }
-
-  private static void closeQuietly(Socket socket) {
-    try {
-      socket.close();
-    } catch (IOException ignored) {
-      // already closed
-    }
-  }
-
+  /**
+   * Stops listening and drops every connection (members see the root go, no leave is announced).
+   * On a Vert.x of its own, also closes that and waits for it unless called on one of its threads.
+   */
   @Override
   public void close() {
     if (closed) {
       return;
     }
     closed = true;
-    try {
-      server.close();
-    } catch (IOException e) {
-      LOG.debug("closing world root socket: {}", e.toString());
+    open.forEach(NetSocket::close);
+    Future<Void> done = server.close();
+    if (ownsVertx) {
+      done = done.eventually(vertx::close);
+      if (!Context.isOnEventLoopThread()) {
+        try {
+          done.toCompletionStage().toCompletableFuture().get(OWN_VERTX_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+          LOG.debug("closing the world root's Vert.x: {}", e.toString());
+        }
+      }
     }
-    open.forEach(JsonLineSocket::close);
     LOG.info("world root {} closed", uid.rootText());
   }
 }

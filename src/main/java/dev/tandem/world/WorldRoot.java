@@ -1,5 +1,8 @@
 package dev.tandem.world;
 
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+
 /**
  * The builtin engines' world root, run by the supervisor in the router process (the counterpart of
  * NVSHMEM's bootstrap root thread): engines register their PEs and KV addresses with it and are
@@ -16,7 +19,18 @@ public interface WorldRoot extends AutoCloseable {
   @Override
   void close();
 
-  /** Starts a root listening on {@code bindHost} (random port) for a world of {@code npes} PEs. */
+  /**
+   * Starts a root on {@code vertx}, listening on {@code bindHost} (random port) for a world of
+   * {@code npes} PEs; fails with a {@link WorldException}. Safe on an event loop.
+   */
+  static Future<WorldRoot> start(Vertx vertx, String bindHost, int npes) {
+    return TcpWorldRoot.start(vertx, bindHost, npes);
+  }
+
+  /**
+   * The same on a small Vert.x of the root's own, waiting until it listens (for callers outside
+   * Vert.x: tests, benchmarks); {@link #close} closes that Vert.x too.
+   */
   static WorldRoot start(String bindHost, int npes) throws WorldException {
     return TcpWorldRoot.start(bindHost, npes);
   }

@@ -1,5 +1,6 @@
 package dev.tandem.world;
 
+import dev.tandem.retry.Backoff;
 import dev.tandem.world.WorldProtocol.Registration;
 import dev.tandem.world.transport.WorldSecret;
 import io.vertx.core.json.JsonObject;
@@ -14,10 +15,15 @@ import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** An engine's side of the world root protocol ({@link WorldProtocol}): register, and look up tables. */
+/**
+ * An engine's side of the world root protocol ({@link WorldProtocol}): register, and look up
+ * tables. Blocking on purpose ({@link JsonLineSocket}): registration runs once on the engine's
+ * start-up thread before it serves anything, and lookups on the KV shipper's thread.
+ */
 final class WorldRootClient {
   private static final Logger LOG = LoggerFactory.getLogger(WorldRootClient.class);
-  private static final long MAX_BACKOFF_NANOS = 500_000_000L;
+  /** Between tries to reach a root that is not listening yet. */
+  private static final Backoff CONNECT_BACKOFF = Backoff.ofMillis(50, 500);
 
   private WorldRootClient() {}
 
@@ -95,8 +101,7 @@ final class WorldRootClient {
   /** Connects, retrying while the root is not listening yet, until the deadline. */
   private static JsonLineSocket connect(WorldUid uid, long deadline, Duration timeout) throws WorldException {
     IOException last = null;
-    long backoff = 50_000_000L;
-    while (true) {
+    for (int attempt = 1; ; attempt++) {
       long remaining = deadline - System.nanoTime();
       if (remaining <= 0) {
         throw new WorldException("could not reach the world root at " + uid.rootText() + " within "
@@ -117,11 +122,11 @@ final class WorldRootClient {
         }
       }
       // Back off before the next attempt: the root may not be listening yet.
-      LockSupport.parkNanos(Math.min(backoff, Math.max(0, deadline - System.nanoTime())));
+      LockSupport.parkNanos(Math.min(CONNECT_BACKOFF.delay(attempt).toNanos(),
+          Math.max(0, deadline - System.nanoTime())));
       if (Thread.currentThread().isInterrupted()) {
         throw new WorldException("interrupted while reaching the world root at " + uid.rootText());
       }
-      backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
     }
   }
 

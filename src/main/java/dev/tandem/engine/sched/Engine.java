@@ -1,6 +1,7 @@
 package dev.tandem.engine.sched;
 
 import dev.tandem.api.ApiError;
+import dev.tandem.api.PromptLimits;
 import dev.tandem.kv.KvReceiveTarget;
 import dev.tandem.kv.KvRows;
 import dev.tandem.kv.KvShipper;
@@ -31,10 +32,12 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
   private final ForwardModel model;
   private final EngineOptions options;
   private final LlamaConfig config;
+  private final PromptLimits limits;
   private final PagedKvCache kv;
   private final BatchScheduler scheduler;
   private final TokenEmitter emitter;
-  private final Disaggregation disagg;
+  private final KvReceiveSide receiving;
+  private final KvSendSide sending;
   private final EngineCounters counters = new EngineCounters();
   private final ThroughputMeter throughput = new ThroughputMeter(10_000_000_000L);
   private final BatchStep batchStep;
@@ -51,12 +54,14 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
     this.model = model;
     this.options = options;
     this.config = model.config();
+    this.limits = new PromptLimits(config.vocabSize(), options.maxSequenceLength());
     this.kv = new PagedKvCache(config.numLayers(), config.kvDim(), options.numKvPages());
     RadixPrefixCache cache = options.prefixCache() ? new RadixPrefixCache(kv.pages()) : null;
     this.scheduler = new BatchScheduler(kv, cache, options, counters, this::onLostKv);
     this.emitter = new TokenEmitter(scheduler, tokenizer, counters, config.vocabSize(),
         config.eosTokenId(), options.maxSequenceLength(), this::onDone);
-    this.disagg = new Disaggregation(kv, scheduler, emitter, counters, options, this::onDone);
+    this.receiving = new KvReceiveSide(kv, scheduler, emitter, counters, options, this::onDone);
+    this.sending = new KvSendSide(kv, scheduler, emitter, counters);
     this.batchStep = new BatchStep(model, kv, emitter, counters, throughput);
     this.gauges = new Gauges(0, 0, 0, kv.pages().numFree(), 0);
     this.thread = new Thread(this::loop, "tandem-engine");
@@ -80,11 +85,12 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
   }
 
   /**
-   * Checks a tokenized prompt against the model: ids in the vocabulary, room in the context window
-   * for the prompt and {@code maxTokens} (null = no bound). Throws a 400 ApiError otherwise.
+   * Checks a tokenized prompt against the model with the router's rules ({@link PromptLimits}): at
+   * least one token, ids in the vocabulary, room in the context window for the prompt and
+   * {@code maxTokens} (null = no bound). Throws a 400 ApiError otherwise.
    */
   public void checkPrompt(int[] ids, Integer maxTokens) {
-    new PromptLimits(config.vocabSize(), options.maxSequenceLength()).check(ids, maxTokens);
+    limits.check(ids, maxTokens);
   }
 
   /** Queues a request. Throws 409 if a request with this id is in flight, 400 if it does not fit. */
@@ -116,7 +122,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
         counters.requestsAborted.incrementAndGet();
         LOG.debug("aborted request {}", requestId);
       }
-      disagg.release(requestId);
+      receiving.release(requestId);
     }, null);
   }
 
@@ -144,7 +150,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
     CompletableFuture<PrepareReceiveResult> result = new CompletableFuture<>();
     post(() -> {
       try {
-        disagg.prepareReceive(request, end, result, placeholder);
+        receiving.prepareReceive(request, end, result, placeholder);
       } catch (RuntimeException e) {
         active.remove(request.id(), placeholder);
         result.completeExceptionally(e);
@@ -156,7 +162,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
   /** MicroServing start_generate: resume a parked request, prefilling [begin, len) here. */
   public void startGenerate(String requestId, int begin, GenerationListener listener) {
     post(() -> {
-      RequestState r = disagg.startGenerate(requestId, begin, listener);
+      RequestState r = receiving.startGenerate(requestId, begin, listener);
       if (r.done) {
         active.remove(requestId); // finished at once (max_tokens 0): drop the prep_recv placeholder
       } else {
@@ -173,7 +179,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
       int[] destSlots, int recvRank, KvShipper shipper) {
     CompletableFuture<Void> result = new CompletableFuture<>();
     try {
-      Disaggregation.checkSendWindow(request.promptTokens().length, begin, end, destSlots.length);
+      KvSendSide.checkSendWindow(request.promptTokens().length, begin, end, destSlots.length);
       checkPrompt(request.promptTokens(), null);
     } catch (ApiError e) {
       result.completeExceptionally(e);
@@ -181,7 +187,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
     }
     post(() -> {
       try {
-        disagg.remoteSend(request, begin, end, destSlots, recvRank, shipper, result);
+        sending.remoteSend(request, begin, end, destSlots, recvRank, shipper, result);
       } catch (RuntimeException e) {
         result.completeExceptionally(e);
       }
@@ -193,7 +199,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
   public CompletableFuture<Boolean> release(String requestId) {
     CompletableFuture<Boolean> result = new CompletableFuture<>();
     post(() -> {
-      boolean parked = disagg.release(requestId);
+      boolean parked = receiving.release(requestId);
       RequestState r = active.get(requestId);
       boolean running = r != null && !r.done;
       if (running) {
@@ -206,7 +212,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
 
   @Override
   public void accept(String requestId, int[] slots, KvRows rows) throws KvTransferException {
-    disagg.accept(requestId, slots, rows);
+    receiving.accept(requestId, slots, rows);
   }
 
   @Override
@@ -304,9 +310,9 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
     while (!closed) {
       try {
         runCommands(false);
-        disagg.expire(System.nanoTime());
+        receiving.expire(System.nanoTime());
         scheduler.admit();
-        disagg.completeReadySends();
+        sending.completeReadySends();
         List<Sequence> batch = scheduler.plan();
         // gauges first: a client that sees an output must not then read older gauges
         if (batch.isEmpty()) {
@@ -333,7 +339,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
   private void runCommands(boolean block) throws InterruptedException {
     Runnable first;
     if (block) {
-      long waitNanos = Math.min(disagg.nanosUntilNextExpiry(System.nanoTime()), 1_000_000_000L);
+      long waitNanos = Math.min(receiving.nanosUntilNextExpiry(System.nanoTime()), 1_000_000_000L);
       first = commands.poll(Math.max(waitNanos, 1_000_000L), TimeUnit.NANOSECONDS);
     } else {
       first = commands.poll();
@@ -365,7 +371,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
 
   private void publishGauges() {
     RadixPrefixCache cache = scheduler.cache();
-    gauges = new Gauges(scheduler.running.size(), scheduler.waiting.size(), disagg.parkedCount(),
+    gauges = new Gauges(scheduler.running.size(), scheduler.waiting.size(), receiving.parkedCount(),
         kv.pages().numFree(), cache == null ? 0 : cache.cachedPages());
   }
 }

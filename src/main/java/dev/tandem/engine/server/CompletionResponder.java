@@ -1,6 +1,7 @@
 package dev.tandem.engine.server;
 
 import dev.tandem.api.ErrorResponses;
+import dev.tandem.api.SseWriter;
 import dev.tandem.engine.sched.ChoiceDelta;
 import dev.tandem.engine.sched.GenerationListener;
 import dev.tandem.engine.sched.GenerationOutput;
@@ -15,10 +16,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes one request's engine outputs as MLC's completion response: SSE chunks
- * ({@code data: <json>\n\n} ... {@code data: [DONE]\n\n}) when streaming, else one aggregated
- * CompletionResponse. Engine callbacks are moved onto the server's Vert.x context; the response
- * starts with the first output, so a failure before it still gets a proper status. A streaming
+ * Writes one request's engine outputs as MLC's completion response: SSE chunks through the shared
+ * {@link SseWriter} when streaming, else one aggregated CompletionResponse. Engine callbacks are
+ * moved onto the server's Vert.x context; the response starts with the first output, so a
+ * failure before it still gets a proper status. A streaming
  * client that does not read fast enough holds its request in the engine (back-pressure) until its
  * connection drains, and is cut off, freeing the request, if it stays stalled past a limit.
  */
@@ -40,6 +41,7 @@ final class CompletionResponder implements GenerationListener {
 
   private final Context context;
   private final HttpServerResponse response;
+  private final SseWriter sse;
   private final Shape shape;
   private final ClientFlow flow;
   private final long stallLimitMs;
@@ -57,6 +59,7 @@ final class CompletionResponder implements GenerationListener {
       long stallLimitMs) {
     this.context = context;
     this.response = response;
+    this.sse = new SseWriter(response);
     this.shape = shape;
     this.flow = flow;
     this.stallLimitMs = stallLimitMs;
@@ -82,6 +85,11 @@ final class CompletionResponder implements GenerationListener {
     context.runOnContext(v -> handle(output));
   }
 
+  /**
+   * A stream that started is cut (reset), not ended with the router's error event
+   * ({@link SseWriter#fail}): MLC's engine cuts its stream on a late error (reference §3.4), and
+   * an engine speaks MLC's API.
+   */
   @Override
   public void onFailure(Throwable failure) {
     context.runOnContext(v -> {
@@ -106,14 +114,13 @@ final class CompletionResponder implements GenerationListener {
   private void stream(GenerationOutput output) {
     if (!started) {
       started = true;
-      response.setChunked(true).putHeader("content-type", "text/event-stream; charset=utf-8")
-          .putHeader("cache-control", "no-cache");
+      sse.start();
       if (shape.echoText() != null) {
         JsonArray echo = new JsonArray();
         for (int i = 0; i < shape.n(); i++) {
           echo.add(CompletionJson.choice(i, shape.echoText(), null, null));
         }
-        send(echo, null);
+        send(echo);
       }
     }
     JsonArray choices = new JsonArray();
@@ -125,7 +132,7 @@ final class CompletionResponder implements GenerationListener {
           d.finishReason() == null ? null : d.finishReason().wire(), lp));
     }
     if (!choices.isEmpty()) {
-      send(choices, null);
+      send(choices);
     }
     if (output.isFinal()) {
       if (shape.suffix() != null && !shape.suffix().isEmpty()) {
@@ -133,17 +140,16 @@ final class CompletionResponder implements GenerationListener {
         for (int i = 0; i < texts.size(); i++) {
           suffix.add(CompletionJson.choice(i, shape.suffix(), null, null));
         }
-        send(suffix, null);
+        send(suffix);
       }
-      if (shape.includeUsage()) {
-        send(new JsonArray(), CompletionJson.usage(output.usage(), shape.debug()));
-      }
+      JsonObject usage = shape.includeUsage()
+          ? chunk(new JsonArray(), CompletionJson.usage(output.usage(), shape.debug())) : null;
       ended = true;
       cancelStallTimer();
-      response.end("data: [DONE]\n\n");
+      sse.end(usage);
       return;
     }
-    if (!held && response.writeQueueFull()) {
+    if (!held && sse.writeQueueFull()) {
       holdUntilDrained();
     }
   }
@@ -155,7 +161,7 @@ final class CompletionResponder implements GenerationListener {
   private void holdUntilDrained() {
     held = true;
     flow.hold(this, true);
-    response.drainHandler(v -> {
+    sse.drainHandler(v -> {
       if (held && !ended) {
         held = false;
         cancelStallTimer();
@@ -181,9 +187,12 @@ final class CompletionResponder implements GenerationListener {
     }
   }
 
-  private void send(JsonArray choices, JsonObject usage) {
-    JsonObject chunk = CompletionJson.response(shape.id(), choices, created, shape.model(), usage);
-    response.write("data: " + chunk.encode() + "\n\n");
+  private void send(JsonArray choices) {
+    sse.write(chunk(choices, null));
+  }
+
+  private JsonObject chunk(JsonArray choices, JsonObject usage) {
+    return CompletionJson.response(shape.id(), choices, created, shape.model(), usage);
   }
 
   private void aggregate(GenerationOutput output) {

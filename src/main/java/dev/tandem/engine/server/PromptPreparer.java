@@ -29,9 +29,6 @@ final class PromptPreparer {
     return vertx.executeBlocking(() -> {
       int[] ids = request.prompt().isText() ? tokenizer.encode(request.prompt().text())
           : request.prompt().tokenIds();
-      if (ids.length == 0) {
-        throw dev.tandem.api.ApiError.invalid("prompt", "Invalid request prompt: it has no tokens");
-      }
       engine.checkPrompt(ids, checkMaxTokens);
       String echo = request.echo() ? tokenizer.decode(ids) : null;
       return new Prepared(ids, echo);

@@ -64,7 +64,7 @@ public final class CompletionService {
   public Future<CompletionJob> prepare(JsonObject body, Cancellation cancellation) {
     CompletionRequest request;
     try {
-      request = CompletionValidator.parse(body);
+      request = CompletionRequest.parse(body);
     } catch (ApiError e) {
       return Future.failedFuture(e);
     }
@@ -80,7 +80,7 @@ public final class CompletionService {
     }
     return ids.compose(tokens -> {
       try {
-        CompletionValidator.checkTokens(tokens, request.maxTokens(), model);
+        model.limits().check(tokens, request.maxTokens());
       } catch (ApiError e) {
         return Future.failedFuture(e);
       }

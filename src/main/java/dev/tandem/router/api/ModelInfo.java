@@ -1,5 +1,6 @@
 package dev.tandem.router.api;
 
+import dev.tandem.api.PromptLimits;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -39,6 +40,11 @@ public record ModelInfo(String id, int contextLength, int vocabSize) {
       context = context == 0 ? kvContext : Math.min(context, kvContext);
     }
     return new ModelInfo(id, context, json.getInteger("vocab_size", 0));
+  }
+
+  /** The engine's prompt checks with this model's limits (unknown ones skipped). */
+  public PromptLimits limits() {
+    return new PromptLimits(vocabSize, contextLength);
   }
 
   /** One integer of an {@code --overrides "k=v;k=v"} string, or null. */

@@ -1,6 +1,7 @@
 package dev.tandem.router.dispatch;
 
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import dev.tandem.api.SseWriter;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -11,7 +12,8 @@ import java.nio.charset.StandardCharsets;
  * and whole answers agree: same id, created, model and object type. A streamed delta is the
  * router's most frequent output, so its SSE bytes are written directly: the envelope up to the
  * choice's index is encoded once per request, then index, escaped text, logprobs and finish
- * reason are appended (same keys, same order as {@link #envelope}).
+ * reason are appended (same keys, same order as {@link #envelope}), framed as {@link SseWriter}
+ * frames every event.
  */
 final class ClientChunks {
 
@@ -19,7 +21,7 @@ final class ClientChunks {
   private static final byte[] LOGPROBS = bytes("\",\"logprobs\":");
   private static final byte[] FINISH = bytes(",\"finish_reason\":");
   private static final byte[] NULL = bytes("null");
-  private static final byte[] END = bytes("}],\"usage\":null}\n\n");
+  private static final byte[] END = bytes("}],\"usage\":null}" + SseWriter.EVENT_END);
 
   private final CompletionJob job;
   /** {@code data: {"id":...,"choices":[{"index":}, built on first use. */
@@ -62,7 +64,7 @@ final class ClientChunks {
     if (ssePrefix == null) {
       String head = envelope(new JsonArray(), null).encode();
       // {"id":..,"model":..,"choices":[],"usage":null} -> data: {"id":..,"choices":[{"index":
-      ssePrefix = bytes("data: " + head.substring(0, head.lastIndexOf("[],\"usage\":null}"))
+      ssePrefix = bytes(SseWriter.DATA + head.substring(0, head.lastIndexOf("[],\"usage\":null}"))
           + "[{\"index\":");
     }
     return ssePrefix;
@@ -92,7 +94,7 @@ final class ClientChunks {
       } catch (IllegalArgumentException brokenSurrogate) {
         // A lone UTF-16 surrogate (an engine escaped half a pair): the general encoder writes
         // it as the UTF-8 conversion of the whole line does, '?'.
-        return Buffer.buffer("data: " + toJson().encode() + "\n\n");
+        return SseWriter.frame(toJson().encode());
       }
       Buffer out = Buffer.buffer(prefix.length + escaped.length + 96);
       out.appendBytes(prefix).appendString(Integer.toString(index)).appendBytes(TEXT)

@@ -1,5 +1,6 @@
 package dev.tandem.router.dispatch;
 
+import dev.tandem.retry.Backoff;
 import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.router.upstream.ClientGoneException;
 import dev.tandem.router.upstream.UpstreamException;
@@ -32,9 +33,8 @@ public final class CompletionFlow implements RelayTarget {
   public record Limits(int maxEngineAttempts, int maxPreemptRetries, int retryAfterSeconds,
       long busyWaitMs) {}
 
-  /** Back-off between tries on busy engines: doubles from the first to the last value. */
-  static final long BUSY_BACKOFF_FIRST_MS = 25;
-  static final long BUSY_BACKOFF_MAX_MS = 500;
+  /** Back-off between tries on busy engines: 25 ms doubling to 500 ms. */
+  static final Backoff BUSY_BACKOFF = Backoff.ofMillis(25, 500);
 
   private final Vertx vertx;
   private final CompletionJob job;
@@ -57,9 +57,9 @@ public final class CompletionFlow implements RelayTarget {
   private boolean echoSent;
   /** Once a resumption had to replay, later ones replay too (ids are no longer tracked). */
   private boolean replayMode;
-  /** Time spent waiting for busy engines, and the next back-off. */
+  /** Time spent waiting for busy engines, and how many waits that took. */
   private long busyWaitedMs;
-  private long busyBackoffMs = BUSY_BACKOFF_FIRST_MS;
+  private int busyWaits;
 
   public CompletionFlow(Vertx vertx, CompletionJob job, Dispatcher dispatcher, ClientOutput output,
       Limits limits, RouterMetrics metrics, DeliveredTokens deliveredTokens) {
@@ -119,9 +119,9 @@ public final class CompletionFlow implements RelayTarget {
       if (ue.kind() == UpstreamException.Kind.BUSY && !result.deliveredAny()
           && busyWaitedMs < limits.busyWaitMs()) {
         // No room now (KV cache full): wait a little and try again, this engine included.
-        long delay = Math.min(busyBackoffMs, limits.busyWaitMs() - busyWaitedMs);
+        long delay = Math.min(BUSY_BACKOFF.delay(++busyWaits).toMillis(),
+            limits.busyWaitMs() - busyWaitedMs);
         busyWaitedMs += delay;
-        busyBackoffMs = Math.min(busyBackoffMs * 2, BUSY_BACKOFF_MAX_MS);
         LOG.debug("{}: {}; trying again in {} ms", engineRequestId, ue.getMessage(), delay);
         return vertx.timer(delay).compose(v -> attempt(spec, tryNo));
       }

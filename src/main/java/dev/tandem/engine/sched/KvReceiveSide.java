@@ -2,16 +2,13 @@ package dev.tandem.engine.sched;
 
 import dev.tandem.api.ApiError;
 import dev.tandem.engine.kv.KvAppendMetadata;
-import dev.tandem.kv.KvRows;
-import dev.tandem.engine.model.KvStore;
-import dev.tandem.kv.KvTransferException;
 import dev.tandem.engine.kv.PagedKvCache;
+import dev.tandem.engine.model.KvStore;
+import dev.tandem.kv.KvRows;
+import dev.tandem.kv.KvTransferException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -19,13 +16,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The engine side of MicroServing: parked prep_recv reservations (with a time-to-live and an
- * explicit release, which MLC lacks), KV arriving into them, their resumption by start_generate,
- * and remote sends that compute a prompt window and ship its KV. Engine thread, except
- * {@link #accept} which any transport thread may call.
+ * The decode engine's side of MicroServing: parked prep_recv reservations (with a time-to-live
+ * and an explicit release, which MLC lacks), KV arriving into them from a prefill engine, and
+ * their resumption by start_generate. The sending side is {@link KvSendSide}. Engine thread,
+ * except {@link #accept} which any transport thread may call.
  */
-final class Disaggregation {
-  private static final Logger LOG = LoggerFactory.getLogger(Disaggregation.class);
+final class KvReceiveSide {
+  private static final Logger LOG = LoggerFactory.getLogger(KvReceiveSide.class);
 
   private final PagedKvCache kv;
   private final BatchScheduler scheduler;
@@ -35,9 +32,8 @@ final class Disaggregation {
   private final Consumer<RequestState> freeId;
   private final Map<String, ParkedRequest> parked = new ConcurrentHashMap<>();
   private final Map<String, RequestState> placeholders = new ConcurrentHashMap<>();
-  private final Set<String> sending = new HashSet<>();
 
-  Disaggregation(PagedKvCache kv, BatchScheduler scheduler, TokenEmitter emitter,
+  KvReceiveSide(PagedKvCache kv, BatchScheduler scheduler, TokenEmitter emitter,
       EngineCounters counters, EngineOptions options, Consumer<RequestState> freeId) {
     this.kv = kv;
     this.scheduler = scheduler;
@@ -51,29 +47,14 @@ final class Disaggregation {
     return parked.size();
   }
 
-  /** Validates a remote_send window against the prompt: 0 <= begin < end < len, slots = end - begin. */
-  static void checkSendWindow(int promptLength, int begin, int end, int numSlots) {
-    int endN = end < 0 ? promptLength + end : end;
-    if (begin < 0) {
-      throw ApiError.invalid("begin", "\"begin\" must be >= 0, got " + begin);
-    }
-    if (endN < 0 || endN >= promptLength) {
-      throw ApiError.invalid("end", "\"end\" " + end + " must satisfy 0 <= end < prompt length "
-          + promptLength + " (the last prompt token is always computed by the decode engine)");
-    }
-    if (begin >= endN) {
-      throw ApiError.invalid("begin", "\"begin\" " + begin + " must be below \"end\" " + endN);
-    }
-    if (numSlots != endN - begin) {
-      throw ApiError.invalid("kv_addr_info", "\"kv_addr_info\" names " + numSlots
-          + " slots but the window [" + begin + ", " + endN + ") has " + (endN - begin) + " positions");
-    }
-  }
-
+  /**
+   * Reserves KV for the whole request, reusing what the prefix cache holds of the window
+   * {@code [.., end)}, and parks it until start_generate; 503 when the cache is full.
+   */
   void prepareReceive(GenerationRequest request, int end, CompletableFuture<PrepareReceiveResult> result,
       RequestState placeholder) {
     int len = request.promptTokens().length;
-    int endN = end < 0 ? len + end : end;
+    int endN = PromptWindow.normalise(end, len);
     if (endN < 0 || endN >= len) {
       throw ApiError.invalid("end", "\"end\" " + end + " must satisfy 0 <= end < prompt length " + len
           + " after normalisation (negative counts from the end; the last token is computed here)");
@@ -152,7 +133,7 @@ final class Disaggregation {
           + options.parkedTtl().toSeconds() + " s or by /microserving/release)");
     }
     int len = p.request.promptTokens().length;
-    int beginN = begin < 0 ? len + begin : begin;
+    int beginN = PromptWindow.normalise(begin, len);
     if (beginN < 0 || beginN >= len) {
       throw ApiError.invalid("begin", "\"begin\" " + begin + " must satisfy 0 <= begin < prompt length " + len);
     }
@@ -200,61 +181,6 @@ final class Disaggregation {
     }
     scheduler.enqueueFirst(s);
     return r;
-  }
-
-  void remoteSend(GenerationRequest request, int begin, int end, int[] destSlots, int recvRank,
-      dev.tandem.kv.KvShipper shipper, CompletableFuture<Void> result) {
-    if (!sending.add(request.id())) {
-      throw ApiError.conflict("user", "A remote_send for request \"" + request.id()
-          + "\" is already running on this engine");
-    }
-    int len = request.promptTokens().length;
-    int endN = end < 0 ? len + end : end;
-    RequestState r = new RequestState(request.id(), RequestState.Kind.SEND, request, null, endN,
-        System.nanoTime());
-    r.sendBegin = begin;
-    r.destSlots = destSlots;
-    r.recvRank = recvRank;
-    r.shipper = shipper;
-    r.sendResult = result;
-    counters.remoteSends.incrementAndGet();
-    scheduler.enqueue(emitter.newChoice(r, 0, request.promptTokens(), endN));
-  }
-
-  /** Ships the KV of every send whose window is computed, freeing its pages first. */
-  void completeReadySends() {
-    List<Sequence> ready = new ArrayList<>();
-    for (Sequence s : scheduler.running) {
-      if (s.request.kind == RequestState.Kind.SEND && s.numComputed >= s.length) {
-        ready.add(s);
-      }
-    }
-    for (Sequence s : ready) {
-      RequestState r = s.request;
-      KvRows rows = kv.readRows(s.slots(r.sendBegin, s.length));
-      scheduler.remove(s);
-      r.done = true;
-      sending.remove(r.id);
-      CompletableFuture<Void> shipped;
-      try {
-        shipped = r.shipper.ship(r.recvRank, r.id, r.destSlots, rows);
-      } catch (RuntimeException e) {
-        shipped = CompletableFuture.failedFuture(e);
-      }
-      int tokens = rows.numTokens();
-      shipped.whenComplete((ok, failure) -> {
-        if (failure == null) {
-          counters.kvSentTokens.addAndGet(tokens);
-          r.sendResult.complete(null);
-        } else {
-          Throwable cause = failure instanceof java.util.concurrent.CompletionException
-              && failure.getCause() != null ? failure.getCause() : failure;
-          r.sendResult.completeExceptionally(new ApiError(502, ApiError.SERVER_ERROR,
-              "KV transfer of request \"" + r.id + "\" to PE " + r.recvRank + " failed: "
-                  + cause.getMessage(), null, "kv_transfer_failed"));
-        }
-      });
-    }
   }
 
   /** Frees a parked reservation; true if there was one. */

@@ -1,0 +1,109 @@
+package dev.tandem.api;
+
+import io.vertx.core.Handler;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * A streamed completion in MLC's SSE framing (reference §3.4), the one writer of router and
+ * engine: {@code data: <json>\n\n} per event and {@code data: [DONE]\n\n} at the end. The head
+ * (200, {@code text/event-stream}, no caching) goes out with the first event, so that a failure
+ * before it can still be a proper error status. Calls after the end are ignored.
+ *
+ * <p>Events come either as JSON ({@link #write(JsonObject)}) or as bytes already framed
+ * ({@link #writeFramed}), for a writer that renders its most frequent event straight to bytes
+ * with {@link #DATA} and {@link #EVENT_END}. Back-pressure is the caller's: it asks
+ * {@link #writeQueueFull()} and waits for {@link #drainHandler}.
+ */
+public final class SseWriter {
+  /** What starts every event. */
+  public static final String DATA = "data: ";
+  /** What ends every event: the blank line. */
+  public static final String EVENT_END = "\n\n";
+  private static final String DONE = DATA + "[DONE]" + EVENT_END;
+
+  private final HttpServerResponse response;
+  private boolean ended;
+
+  public SseWriter(HttpServerResponse response) {
+    this.response = response;
+  }
+
+  /** {@code data: <json>\n\n}. */
+  public static Buffer frame(String json) {
+    return Buffer.buffer(json.length() + 8).appendString(DATA).appendString(json).appendString(EVENT_END);
+  }
+
+  /** True once the head went out (the stream started). */
+  public boolean started() {
+    return response.headWritten();
+  }
+
+  /** True once the stream ended (normally or not), or the client is gone. */
+  public boolean ended() {
+    return ended || response.closed();
+  }
+
+  /** Sends the head now, if it has not gone out yet. */
+  public SseWriter start() {
+    if (!response.headWritten()) {
+      response.setStatusCode(200).setChunked(true)
+          .putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream; charset=utf-8")
+          .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
+    }
+    return this;
+  }
+
+  /** One event with {@code json} as its data. */
+  public void write(JsonObject json) {
+    writeFramed(frame(json.encode()));
+  }
+
+  /** One or more whole events, framed by the caller ({@code data: ...\n\n}). */
+  public void writeFramed(Buffer events) {
+    if (ended()) {
+      return;
+    }
+    start();
+    response.write(events);
+  }
+
+  /** Ends the stream with {@code [DONE]}, after {@code last} when not null, in one write. */
+  public void end(JsonObject last) {
+    if (ended()) {
+      return;
+    }
+    ended = true;
+    start();
+    Buffer tail = last == null ? Buffer.buffer(DONE.length()) : frame(last.encode());
+    response.end(tail.appendString(DONE));
+  }
+
+  /**
+   * Ends the stream for {@code error}: its status and OpenAI error body if nothing was sent yet,
+   * else an error event {@code data: {"error": {...}}\n\n} and no {@code [DONE]}, so that a
+   * client cannot mistake the stream for a whole answer.
+   */
+  public void fail(Throwable error) {
+    if (ended()) {
+      return;
+    }
+    ended = true;
+    if (!response.headWritten()) {
+      ErrorResponses.send(response, error);
+      return;
+    }
+    response.end(frame(ErrorResponses.typed(error).toJson().encode()));
+  }
+
+  /** Whether the client is behind: stop producing until {@link #drainHandler} runs. */
+  public boolean writeQueueFull() {
+    return !response.closed() && response.writeQueueFull();
+  }
+
+  public void drainHandler(Handler<Void> handler) {
+    response.drainHandler(handler);
+  }
+}
