@@ -31,6 +31,12 @@ public final class Jinja2Environment {
 
   private final Jinjava jinjava;
   private final JinjavaConfig config;
+  /**
+   * Each thread's copy of the globals (filters, tests, functions, tags), the parent of every
+   * render's context. Jinjava copies them for every render, which costs more than rendering a
+   * short chat; a render records into its parent, so a copy is never shared between threads.
+   */
+  private final ThreadLocal<Context> threadGlobals;
 
   public Jinja2Environment() {
     CompositeELResolver resolver = new CompositeELResolver();
@@ -71,6 +77,7 @@ public final class Jinja2Environment {
     globals.registerTag(new PyTags.GenerationTag());
     globals.put("none", PyNone.NONE);
     globals.put("None", PyNone.NONE);
+    this.threadGlobals = ThreadLocal.withInitial(jinjava::getGlobalContextCopy);
   }
 
   /**
@@ -102,7 +109,9 @@ public final class Jinja2Environment {
   }
 
   JinjavaInterpreter newInterpreter(Map<String, Object> bindings) {
-    Context context = new Context(jinjava.getGlobalContextCopy(), bindings, config.getDisabled());
+    Context base = threadGlobals.get();
+    base.reset(); // what the previous render on this thread recorded (Jinjava resets after each render too)
+    Context context = new Context(base, bindings, config.getDisabled());
     return config.getInterpreterFactory().newInstance(jinjava, context, config);
   }
 
