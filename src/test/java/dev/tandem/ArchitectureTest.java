@@ -1,7 +1,9 @@
 package dev.tandem;
 
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -15,9 +17,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The package picture of docs/architecture.md, stated as rules over the main classes:
- * {@code cli -> supervisor -> {router, fleet, world} -> {bus, config, api, kv, tokenizer}}, and the
- * builtin engine ({@code engine.*}) a world of its own that shares only {@code api}, {@code kv} and
- * the tokenizer with the rest.
+ * {@code cli -> supervisor -> {router, fleet, world} -> {bus, config, chat, api, kv, tokenizer}}, and
+ * the builtin engine ({@code engine.*}) a world of its own that shares only {@code api}, {@code kv},
+ * {@code chat} and the tokenizer with the rest. {@code chat} (requests, templates, tool calls and
+ * response shapes of chat completions) builds on {@code api} and the tokenizer only.
  */
 class ArchitectureTest {
 
@@ -39,7 +42,7 @@ class ArchitectureTest {
   }
 
   @Test
-  void theBuiltinEngineSharesOnlyWireTypesKvInterfacesAndTheTokenizer() {
+  void theBuiltinEngineSharesOnlyWireTypesKvInterfacesChatAndTheTokenizer() {
     check(noClasses().that().resideInAPackage("dev.tandem.engine..").should().dependOnClassesThat()
         .resideInAnyPackage("dev.tandem.router..", "dev.tandem.supervisor..", "dev.tandem.fleet..",
             "dev.tandem.cli..", "dev.tandem.bench..", "dev.tandem.world..", "dev.tandem.bus..",
@@ -52,7 +55,14 @@ class ArchitectureTest {
             "dev.tandem.kv..", "dev.tandem.tokenizer..", "dev.tandem.config..", "dev.tandem.retry..")
         .should().dependOnClassesThat().resideInAnyPackage("dev.tandem.router..",
             "dev.tandem.supervisor..", "dev.tandem.fleet..", "dev.tandem.cli..", "dev.tandem.bench..",
-            "dev.tandem.world..", "dev.tandem.engine.."));
+            "dev.tandem.world..", "dev.tandem.engine..", "dev.tandem.chat.."));
+  }
+
+  @Test
+  void chatBuildsOnTheWireTypesAndTheTokenizerOnly() {
+    check(classes().that().resideInAPackage("dev.tandem.chat..").should().onlyDependOnClassesThat(
+        resideOutsideOfPackage("dev.tandem..").or(resideInAnyPackage("dev.tandem.chat..",
+            "dev.tandem.api..", "dev.tandem.tokenizer.."))));
   }
 
   @Test

@@ -68,7 +68,8 @@ public final class JsonFields {
         "\"" + name + "\" must be " + expected + ", got " + describe(got));
   }
 
-  static String describe(Object v) {
+  /** A short description of a JSON value for error messages ("the string \"ab\"", "an array"). */
+  public static String describe(Object v) {
     if (v instanceof String s) {
       return "the string \"" + (s.length() > 40 ? s.substring(0, 40) + "..." : s) + "\"";
     }
