@@ -1,0 +1,99 @@
+package dev.tandem.chat;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * One chat answer, written from the completion that generates it: each streamed completion chunk
+ * ({@code text_completion}: choices with index, text, logprobs, finish_reason; or the usage-only
+ * last chunk) becomes {@code chat.completion.chunk} objects, and a whole completion response
+ * becomes the {@code chat.completion}. Router and builtin engine both run a chat as a completion
+ * of its rendered prompt and write the client's answer through this class, so the two speak
+ * chat alike. One per request, used from one thread (the request's context).
+ */
+public final class ChatAnswer {
+  private final String id;
+  private final long created;
+  private final String model;
+  private final boolean parseToolCalls;
+  private final Supplier<String> callIds;
+  private final ChatChunks chunks;
+
+  /**
+   * @param id the {@code chatcmpl-...} id clients see
+   * @param n the request's number of choices
+   * @param parseToolCalls tools offered and the hermes parser on
+   */
+  public ChatAnswer(String id, long created, String model, int n, boolean parseToolCalls,
+      Supplier<String> callIds) {
+    this.id = id;
+    this.created = created;
+    this.model = model;
+    this.parseToolCalls = parseToolCalls;
+    this.callIds = callIds;
+    this.chunks = new ChatChunks(id, created, model, n, parseToolCalls, callIds);
+  }
+
+  public ChatAnswer(String id, long created, String model, int n, boolean parseToolCalls) {
+    this(id, created, model, n, parseToolCalls, HermesToolParser::newCallId);
+  }
+
+  public String id() {
+    return id;
+  }
+
+  /**
+   * The chat chunks for one streamed completion chunk, in order: per choice its text (with its
+   * tokens' logprobs), then its finish reason; a chunk without choices but with a usage record
+   * becomes the chat usage chunk. An empty delta (no text, no logprobs, no finish) yields nothing.
+   */
+  public List<JsonObject> chunks(JsonObject completionChunk) {
+    List<JsonObject> out = new ArrayList<>();
+    JsonArray choices = completionChunk.getJsonArray("choices", new JsonArray());
+    if (choices.isEmpty() && completionChunk.getJsonObject("usage") != null) {
+      out.add(usageChunk(completionChunk.getJsonObject("usage")));
+      return out;
+    }
+    for (Object o : choices) {
+      JsonObject c = (JsonObject) o;
+      int index = c.getInteger("index", 0);
+      String text = c.getString("text", "");
+      JsonObject logprobs = c.getJsonObject("logprobs");
+      if (!text.isEmpty() || logprobs != null) {
+        out.addAll(chunks.text(index, text,
+            logprobs == null ? null : TokenLogprob.fromCompletion(logprobs)));
+      }
+      String finish = c.getString("finish_reason");
+      if (finish != null) {
+        out.addAll(chunks.finish(index, finish));
+      }
+    }
+    return out;
+  }
+
+  /** The last chunk of a stream that asked for usage: {@code choices: []} and the usage. */
+  public JsonObject usageChunk(JsonObject usage) {
+    return chunks.usage(usage);
+  }
+
+  /**
+   * The {@code chat.completion} for a whole completion response: each choice's text (tool calls
+   * parsed out when on), finish reason and logprobs (chat shape, when the completion has them),
+   * and the completion's usage as it is.
+   */
+  public JsonObject whole(JsonObject completion) {
+    List<ChatResponses.Choice> choices = new ArrayList<>();
+    JsonArray array = completion.getJsonArray("choices", new JsonArray());
+    for (int i = 0; i < array.size(); i++) {
+      JsonObject c = array.getJsonObject(i);
+      JsonObject logprobs = c.getJsonObject("logprobs");
+      choices.add(ChatResponses.choice(c.getInteger("index", i), c.getString("text", ""),
+          c.getString("finish_reason"), logprobs == null ? null : TokenLogprob.fromCompletion(logprobs),
+          parseToolCalls, callIds));
+    }
+    return ChatResponses.completion(id, created, model, choices, completion.getJsonObject("usage"));
+  }
+}
