@@ -13,6 +13,8 @@ public final class Addresses {
   public static final String FLEET_QUERY = "tandem.fleet.query";
   /** Request/reply and streaming completions served by the router. */
   public static final String COMPLETIONS = "tandem.completions";
+  /** The same for chat completions: bodies, replies and chunks of /v1/chat/completions. */
+  public static final String CHAT_COMPLETIONS = "tandem.chat.completions";
 
   /** Control address of engine {@code id} (restart, stop). */
   public static String engineControl(int id) {

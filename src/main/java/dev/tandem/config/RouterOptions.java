@@ -81,6 +81,13 @@ public final class RouterOptions extends OptionValues<RouterOptions> {
       "requestTokenIds", "--request-token-ids", true)
       .help("ask engines for each chunk's token ids (builtin engines), for exact preempt"
           + " resumption"));
+  public static final Option<String> CHAT_TEMPLATE = OPTIONS.add(Option.string("chatTemplate",
+      "--chat-template", null).rule(notBlank()).label("FILE")
+      .help("Jinja chat template (or a JSON file with chat_template) instead of the model's own"));
+  public static final Option<String> TOOL_CALL_PARSER = OPTIONS.add(Option.of("toolCallParser",
+      "--tool-call-parser", ValueType.choice(List.of("none", "hermes"), s -> s), "none")
+      .help("hermes: <tool_call>{json}</tool_call> in a chat answer that was offered tools becomes"
+          + " tool_calls"));
 
   /** Every option at its default. */
   public RouterOptions() {

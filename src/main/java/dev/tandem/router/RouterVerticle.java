@@ -1,13 +1,17 @@
 package dev.tandem.router;
 
+import static dev.tandem.config.RouterOptions.CHAT_TEMPLATE;
 import static dev.tandem.config.RouterOptions.CONNECT_TIMEOUT;
 import static dev.tandem.config.RouterOptions.MAX_CONNECTIONS_PER_ENGINE;
 import static dev.tandem.config.RouterOptions.ROUTER_HOST;
 import static dev.tandem.config.RouterOptions.ROUTER_MODE;
 import static dev.tandem.config.RouterOptions.ROUTER_PORT;
+import static dev.tandem.config.RouterOptions.TOOL_CALL_PARSER;
 
+import dev.tandem.chat.ChatSetup;
 import dev.tandem.config.RouterOptions;
 import dev.tandem.router.api.BusCompletionsEndpoint;
+import dev.tandem.router.api.ChatService;
 import dev.tandem.router.api.CompletionService;
 import dev.tandem.router.api.ModelInfo;
 import dev.tandem.router.api.RouterApi;
@@ -28,8 +32,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The OpenAI front door of the fleet: HTTP API and event-bus completions, an engine registry fed
- * only by the fleet's status events, and the dispatcher of the configured mode. Deploy one
+ * The OpenAI front door of the fleet: HTTP API and event-bus completions and chat completions, an
+ * engine registry fed only by the fleet's status events, and the dispatcher of the configured
+ * mode. The chat template ({@code --chat-template}, else the model folder's) is loaded at start,
+ * off the event loop. Deploy one
  * instance per router (its in-flight counters are its own); the supervisor deploys it after the
  * engines are up and the tokenizer is loaded:
  *
@@ -47,27 +53,31 @@ public final class RouterVerticle extends VerticleBase {
   private final RouterOptions options;
   private final Callable<ModelInfo> modelLoader;
   private final TextTokenizer tokenizer;
+  /** Where the model's chat template and special tokens are; null when not known. */
+  private final Path modelDir;
   private ModelInfo model;
   private final RouterMetrics metrics = new RouterMetrics();
   private EngineRegistry registry;
   private EngineClient client;
   private FleetSubscription fleet;
   private BusCompletionsEndpoint bus;
+  private BusCompletionsEndpoint chatBus;
   private HttpServer server;
 
   /**
-   * @param tokenizer the model's tokenizer for text prompts and echo; may be null, then only
-   *     token-id prompts are accepted
+   * @param tokenizer the model's tokenizer for text prompts, echo and chat; may be null, then
+   *     only token-id prompts are accepted
    */
   public RouterVerticle(RouterOptions options, ModelInfo model, TextTokenizer tokenizer) {
-    this(options, () -> model, tokenizer);
+    this(options, () -> model, tokenizer, null);
   }
 
   private RouterVerticle(RouterOptions options, Callable<ModelInfo> modelLoader,
-      TextTokenizer tokenizer) {
+      TextTokenizer tokenizer, Path modelDir) {
     this.options = options;
     this.modelLoader = modelLoader;
     this.tokenizer = tokenizer;
+    this.modelDir = modelDir;
   }
 
   /**
@@ -79,7 +89,7 @@ public final class RouterVerticle extends VerticleBase {
   public static RouterVerticle forModelDir(RouterOptions options, String modelId, Path modelDir,
       String engineOverrides, TextTokenizer tokenizer) {
     return new RouterVerticle(options, () -> ModelInfo.read(modelDir, modelId, engineOverrides),
-        tokenizer);
+        tokenizer, modelDir);
   }
 
   @Override
@@ -89,23 +99,45 @@ public final class RouterVerticle extends VerticleBase {
       if (model.contextLength() == 0) {
         LOG.warn("model {}: context length and vocabulary unknown; engines check them", model.id());
       }
-      return startServing();
-    });
+      return vertx.executeBlocking(this::loadChat, false);
+    }).compose(this::startServing);
   }
 
-  private Future<?> startServing() {
+  /** The chat template and tool-call parser (blocking: file I/O and template parsing). */
+  private ChatSetup loadChat() throws Exception {
+    String file = options.get(CHAT_TEMPLATE);
+    ChatSetup chat;
+    try {
+      chat = ChatSetup.load(file == null ? null : Path.of(file), modelDir, options.get(TOOL_CALL_PARSER));
+    } catch (java.io.IOException | IllegalArgumentException e) {
+      throw new IllegalArgumentException("cannot load the chat template"
+          + (file != null ? " --chat-template " + file : "") + ": " + e.getMessage(), e);
+    }
+    if (chat.template() == null) {
+      LOG.warn("no chat completions: {}", chat.missing());
+    } else {
+      LOG.info("chat template: {}", file != null ? file : "the model's own");
+    }
+    return chat;
+  }
+
+  private Future<?> startServing(ChatSetup chat) {
     registry = new EngineRegistry(System::currentTimeMillis);
     client = new EngineClient(vertx, (int) options.get(CONNECT_TIMEOUT).toMillis(),
         options.get(MAX_CONNECTIONS_PER_ENGINE));
     Dispatcher dispatcher = Dispatchers.create(options, registry, client, metrics);
     CompletionService service = new CompletionService(vertx, options, model, tokenizer, dispatcher, metrics);
+    ChatService chatService = new ChatService(vertx, service, tokenizer, chat);
     fleet = new FleetSubscription(vertx, registry);
-    bus = new BusCompletionsEndpoint(vertx, service, metrics);
+    bus = BusCompletionsEndpoint.completions(vertx, service, metrics);
+    chatBus = BusCompletionsEndpoint.chat(vertx, chatService, metrics);
     server = vertx.createHttpServer(new HttpServerOptions().setHost(options.get(ROUTER_HOST))
         .setPort(options.get(ROUTER_PORT)).setTcpNoDelay(true))
-        .requestHandler(RouterApi.create(vertx, options, model, service, registry, metrics));
+        .requestHandler(RouterApi.create(vertx, options, model, service, chatService, registry,
+            metrics));
     return fleet.start(5_000)
         .compose(v -> bus.start())
+        .compose(v -> chatBus.start())
         .compose(v -> server.listen())
         .onSuccess(s -> {
           LOG.info("router listening on http://{}:{} ({} mode, model {})", options.get(ROUTER_HOST),
@@ -118,6 +150,7 @@ public final class RouterVerticle extends VerticleBase {
     return Future.join(server == null ? Future.succeededFuture() : server.close(),
         fleet == null ? Future.succeededFuture() : fleet.stop(),
         bus == null ? Future.succeededFuture() : bus.stop(),
+        chatBus == null ? Future.succeededFuture() : chatBus.stop(),
         client == null ? Future.succeededFuture() : client.close());
   }
 

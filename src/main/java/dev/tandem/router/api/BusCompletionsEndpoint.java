@@ -12,8 +12,10 @@ import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
 
 /**
- * Completions on the event bus at {@link Addresses#COMPLETIONS}, for Vert.x applications that
- * call the fleet without HTTP (bodies are JSON, so a clustered bus works too).
+ * Completions on the event bus at {@link Addresses#COMPLETIONS}, and chat completions at
+ * {@link Addresses#CHAT_COMPLETIONS}, for Vert.x applications that call the fleet without HTTP
+ * (bodies are JSON, so a clustered bus works too). Both work alike; a chat's body, reply and
+ * chunks are those of {@code POST /v1/chat/completions}.
  *
  * <h2>Whole answer (request/reply)</h2>
  * Send the same JSON body as {@code POST /v1/completions} (without {@code stream}, or
@@ -29,7 +31,8 @@ import io.vertx.core.json.JsonObject;
  *   <li>{@code request()} a body with {@code "stream": true} and the delivery header
  *       {@value #STREAM_ADDRESS_HEADER} = {@code my.app.stream.42}.
  *   <li>The reply comes at once, after validation: {@code {"id": "cmpl-...", "stream_address":
- *       "my.app.stream.42"}}, or a failure as above (invalid request: nothing is streamed).
+ *       "my.app.stream.42"}} (a chat's id is {@code chatcmpl-...}), or a failure as above
+ *       (invalid request: nothing is streamed).
  *   <li>Your consumer then receives, in order, one message per chunk (the JSON an SSE
  *       {@code data:} line would carry, usage chunk included if {@code stream_options.include_usage}),
  *       and finally exactly one of {@code {"done": true}} or
@@ -48,18 +51,32 @@ public final class BusCompletionsEndpoint {
   public static final String CANCEL_SUFFIX = ".cancel";
 
   private final Vertx vertx;
-  private final CompletionService service;
+  private final String address;
+  private final PreparedRequest.Preparer preparer;
   private final RouterMetrics metrics;
   private MessageConsumer<Object> consumer;
 
-  public BusCompletionsEndpoint(Vertx vertx, CompletionService service, RouterMetrics metrics) {
+  private BusCompletionsEndpoint(Vertx vertx, String address, PreparedRequest.Preparer preparer,
+      RouterMetrics metrics) {
     this.vertx = vertx;
-    this.service = service;
+    this.address = address;
+    this.preparer = preparer;
     this.metrics = metrics;
   }
 
+  /** Completions at {@link Addresses#COMPLETIONS}. */
+  public static BusCompletionsEndpoint completions(Vertx vertx, CompletionService service,
+      RouterMetrics metrics) {
+    return new BusCompletionsEndpoint(vertx, Addresses.COMPLETIONS, service::prepareRequest, metrics);
+  }
+
+  /** Chat completions at {@link Addresses#CHAT_COMPLETIONS}. */
+  public static BusCompletionsEndpoint chat(Vertx vertx, ChatService service, RouterMetrics metrics) {
+    return new BusCompletionsEndpoint(vertx, Addresses.CHAT_COMPLETIONS, service::prepare, metrics);
+  }
+
   public Future<Void> start() {
-    consumer = vertx.eventBus().consumer(Addresses.COMPLETIONS, this::onRequest);
+    consumer = vertx.eventBus().consumer(address, this::onRequest);
     return consumer.completion();
   }
 
@@ -73,18 +90,18 @@ public final class BusCompletionsEndpoint {
     try {
       body = msg.body() instanceof JsonObject o ? o : new JsonObject(String.valueOf(msg.body()));
     } catch (RuntimeException e) {
-      failReply(msg, ApiError.invalid(null, "invalid_json", "the message body must be a JSON object (a completion request)"));
+      failReply(msg, ApiError.invalid(null, "invalid_json", "the message body must be a JSON object (the request)"));
       return;
     }
     String streamAddress = msg.headers().get(STREAM_ADDRESS_HEADER);
     Cancellation cancellation = new Cancellation();
-    service.prepare(body, cancellation).onComplete(ar -> {
+    preparer.prepare(body, cancellation).onComplete(ar -> {
       if (ar.failed()) {
         failReply(msg, ar.cause());
         return;
       }
       if (!ar.result().stream()) {
-        service.execute(ar.result(), new BusOutputs.Reply(msg));
+        ar.result().execute(new BusOutputs.Reply(msg));
         return;
       }
       if (streamAddress == null || streamAddress.isBlank()) {
@@ -95,8 +112,8 @@ public final class BusCompletionsEndpoint {
       }
       MessageConsumer<Object> cancel = vertx.eventBus()
           .consumer(streamAddress + CANCEL_SUFFIX, m -> cancellation.cancel());
-      msg.reply(new JsonObject().put("id", ar.result().requestId()).put("stream_address", streamAddress));
-      service.execute(ar.result(), new BusOutputs.Stream(vertx.eventBus(), streamAddress,
+      msg.reply(new JsonObject().put("id", ar.result().id()).put("stream_address", streamAddress));
+      ar.result().execute(new BusOutputs.Stream(vertx.eventBus(), streamAddress,
               ar.result().includeUsage()))
           .onComplete(x -> cancel.unregister());
     });

@@ -88,6 +88,12 @@ public final class CompletionService {
     });
   }
 
+  /** As {@link #prepare}, as a request any transport can run. */
+  Future<PreparedRequest> prepareRequest(JsonObject body, Cancellation cancellation) {
+    return prepare(body, cancellation).map(job -> new PreparedRequest(job.requestId(),
+        job.stream(), job.includeUsage(), output -> execute(job, output)));
+  }
+
   private CompletionJob job(JsonObject body, CompletionRequest r, int[] tokens, String echo,
       Cancellation cancellation) {
     JsonObject engineFields = new JsonObject();

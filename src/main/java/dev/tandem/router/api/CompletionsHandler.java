@@ -11,16 +11,18 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
 /**
- * {@code POST /v1/completions}. A client that closes its connection cancels the request: the
- * engine request is reset (the engine aborts), D's reservation released, counters released.
+ * {@code POST /v1/completions} and {@code POST /v1/chat/completions}: the body as JSON, the
+ * endpoint's {@link PreparedRequest.Preparer}, then the answer as SSE or one JSON body. A client
+ * that closes its connection cancels the request: the engine request is reset (the engine
+ * aborts), D's reservation released, counters released.
  */
 final class CompletionsHandler implements Handler<RoutingContext> {
 
-  private final CompletionService service;
+  private final PreparedRequest.Preparer preparer;
   private final RouterMetrics metrics;
 
-  CompletionsHandler(CompletionService service, RouterMetrics metrics) {
-    this.service = service;
+  CompletionsHandler(PreparedRequest.Preparer preparer, RouterMetrics metrics) {
+    this.preparer = preparer;
     this.metrics = metrics;
   }
 
@@ -41,7 +43,7 @@ final class CompletionsHandler implements Handler<RoutingContext> {
     }
     Cancellation cancellation = new Cancellation();
     response.closeHandler(v -> cancellation.cancel());
-    service.prepare(body, cancellation).onComplete(ar -> {
+    preparer.prepare(body, cancellation).onComplete(ar -> {
       if (ar.failed()) {
         metrics.requestEnded(ErrorResponses.send(response, ar.cause()));
         return;
@@ -49,7 +51,7 @@ final class CompletionsHandler implements Handler<RoutingContext> {
       ClientOutput output = ar.result().stream()
           ? new SseOutput(response, ar.result().includeUsage())
           : new JsonOutput(response);
-      service.execute(ar.result(), output);
+      ar.result().execute(output);
     });
   }
 }

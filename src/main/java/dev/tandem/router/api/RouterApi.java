@@ -21,7 +21,8 @@ import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 
 /**
- * The router's HTTP routes: {@code POST /v1/completions}, {@code GET /v1/models},
+ * The router's HTTP routes: {@code POST /v1/completions}, {@code POST /v1/chat/completions},
+ * {@code GET /v1/models},
  * {@code GET /health} (the router is up), {@code GET /ready} (a request could be served now),
  * {@code GET /metrics} (Prometheus text), {@code GET /admin/engines} (JSON view of the
  * registry: state, in-flight count, gauges and last load report per engine) and {@code GET /fleet} (the
@@ -32,11 +33,14 @@ public final class RouterApi {
   private RouterApi() {}
 
   public static Router create(Vertx vertx, RouterOptions options, ModelInfo model,
-      CompletionService service, EngineRegistry registry, RouterMetrics metrics) {
+      CompletionService service, ChatService chat, EngineRegistry registry, RouterMetrics metrics) {
     Router router = Router.router(vertx);
     router.post("/v1/completions")
         .handler(BodyHandler.create(false).setBodyLimit(options.get(MAX_BODY_BYTES)))
-        .handler(new CompletionsHandler(service, metrics));
+        .handler(new CompletionsHandler(service::prepareRequest, metrics));
+    router.post("/v1/chat/completions")
+        .handler(BodyHandler.create(false).setBodyLimit(options.get(MAX_BODY_BYTES)))
+        .handler(new CompletionsHandler(chat::prepare, metrics));
     router.get("/v1/models").handler(ctx -> json(ctx, 200, new JsonObject().put("object", "list")
         .put("data", new JsonArray().add(new JsonObject().put("id", model.id())
             .put("object", "model").put("created", System.currentTimeMillis() / 1000)

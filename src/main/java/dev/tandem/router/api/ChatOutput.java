@@ -1,0 +1,54 @@
+package dev.tandem.router.api;
+
+import dev.tandem.chat.ChatAnswer;
+import dev.tandem.router.dispatch.ClientChunk;
+import dev.tandem.router.dispatch.ClientOutput;
+import io.vertx.core.Handler;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * A chat's answer in front of the transport's output: the completion flow writes completion
+ * chunks and the whole completion, as for any request; the client receives
+ * {@code chat.completion.chunk} objects (the usage chunk last, if asked) or the
+ * {@code chat.completion}, written by {@link ChatAnswer}.
+ */
+final class ChatOutput implements ClientOutput {
+
+  private final ChatAnswer answer;
+  private final ClientOutput out;
+  private final boolean stream;
+
+  ChatOutput(ChatAnswer answer, ClientOutput out, boolean stream) {
+    this.answer = answer;
+    this.out = out;
+    this.stream = stream;
+  }
+
+  @Override
+  public void write(ClientChunk chunk) {
+    for (JsonObject c : answer.chunks(chunk.toJson())) {
+      out.write(new JsonChunk(c));
+    }
+  }
+
+  @Override
+  public boolean writeQueueFull() {
+    return out.writeQueueFull();
+  }
+
+  @Override
+  public void drainHandler(Handler<Void> handler) {
+    out.drainHandler(handler);
+  }
+
+  /** A stream's outputs send {@code response} (with its choices emptied) as the usage chunk. */
+  @Override
+  public void complete(JsonObject response, JsonObject usage) {
+    out.complete(stream ? answer.usageChunk(usage) : answer.whole(response), usage);
+  }
+
+  @Override
+  public void fail(Throwable error) {
+    out.fail(error);
+  }
+}

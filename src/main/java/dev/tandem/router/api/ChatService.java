@@ -1,0 +1,116 @@
+package dev.tandem.router.api;
+
+import dev.tandem.api.ApiError;
+import dev.tandem.api.CompletionRequest;
+import dev.tandem.chat.ChatAnswer;
+import dev.tandem.chat.ChatRequest;
+import dev.tandem.chat.ChatSetup;
+import dev.tandem.chat.ChatTemplate;
+import dev.tandem.router.dispatch.CompletionJob;
+import dev.tandem.router.upstream.Cancellation;
+import dev.tandem.tokenizer.TextTokenizer;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.Set;
+
+/**
+ * Chat completions, whatever the transport: a chat becomes token ids here, before any dispatch —
+ * checked ({@link ChatRequest}), rendered with the model's chat template and tokenized without
+ * added special tokens (the template writes them), off the event loop — and then runs as the
+ * completion of those ids through {@link CompletionService}: the same checks, limits,
+ * dispatchers, retries and resumption in both modes, so disaggregation never sees messages. The
+ * client's answer is written as chat objects ({@link ChatOutput}).
+ */
+public final class ChatService {
+
+  /**
+   * Fields of the chat body that are the router's to turn into the completion (messages, tools,
+   * logprobs) or that only completions have: never passed to engines as sent. Every other field
+   * (sampling, stop, seed, ...) goes on as a completion field of the same name.
+   */
+  private static final Set<String> NOT_FOR_ENGINES = Set.of("messages", "tools", "tool_choice",
+      "parallel_tool_calls", "logprobs", "top_logprobs", "max_tokens", "max_completion_tokens",
+      "add_generation_prompt", "continue_final_message", "documents", "chat_template_kwargs",
+      "prompt", "echo", "suffix", "best_of");
+
+  private final Vertx vertx;
+  private final CompletionService completions;
+  private final TextTokenizer tokenizer;
+  private final ChatSetup setup;
+
+  /** @param tokenizer the model's tokenizer; null: every chat is a 400 */
+  public ChatService(Vertx vertx, CompletionService completions, TextTokenizer tokenizer,
+      ChatSetup setup) {
+    this.vertx = vertx;
+    this.completions = completions;
+    this.tokenizer = tokenizer;
+    this.setup = setup;
+  }
+
+  /** Checks, renders and tokenizes a chat body; fails with an {@link ApiError} (4xx). */
+  Future<PreparedRequest> prepare(JsonObject body, Cancellation cancellation) {
+    ChatRequest request;
+    ChatTemplate template;
+    try {
+      request = ChatRequest.parse(body);
+      template = setup.requireTemplate();
+      if (tokenizer == null) {
+        throw ApiError.invalid("messages", "unsupported_parameter",
+            "this router has no tokenizer to turn a chat into tokens; use /v1/completions with token ids");
+      }
+      if (request.logprobs() && request.topLogprobs() > CompletionRequest.MAX_LOGPROBS) {
+        throw ApiError.invalid("top_logprobs", "\"top_logprobs\" must be at most "
+            + CompletionRequest.MAX_LOGPROBS + " here: engines return at most "
+            + CompletionRequest.MAX_LOGPROBS + " alternatives per token; got " + request.topLogprobs());
+      }
+    } catch (ApiError e) {
+      return Future.failedFuture(e);
+    }
+    return vertx.executeBlocking(() -> tokenizer.encode(template.render(request)), false)
+        .compose(ids -> {
+          if (ids.length == 0) {
+            return Future.failedFuture(ApiError.invalid("messages",
+                "the chat template rendered these messages as an empty prompt"));
+          }
+          return completions.prepare(completionBody(body, request, ids), cancellation);
+        })
+        .map(job -> prepared(job, request));
+  }
+
+  private PreparedRequest prepared(CompletionJob job, ChatRequest request) {
+    // chatcmpl-<the request's hex>: the engines' request ids (cmpl-<hex>) name the same request
+    ChatAnswer answer = new ChatAnswer("chat" + job.requestId(), job.created(),
+        job.responseModel(), job.n(), setup.parseToolCalls(request));
+    return new PreparedRequest(answer.id(), job.stream(), job.includeUsage(),
+        output -> completions.execute(job, new ChatOutput(answer, output, job.stream())));
+  }
+
+  /**
+   * The completion body that generates the chat's answer: the chat's own generation fields,
+   * the prompt as token ids, the token limit ({@code max_completion_tokens} winning over
+   * {@code max_tokens}) and chat logprobs as completion logprobs ({@code top_logprobs}
+   * alternatives per token).
+   */
+  static JsonObject completionBody(JsonObject chat, ChatRequest request, int[] promptIds) {
+    JsonObject body = new JsonObject();
+    chat.forEach(e -> {
+      if (!NOT_FOR_ENGINES.contains(e.getKey())) {
+        body.put(e.getKey(), e.getValue());
+      }
+    });
+    JsonArray prompt = new JsonArray();
+    for (int id : promptIds) {
+      prompt.add(id);
+    }
+    body.put("prompt", prompt);
+    if (request.sampling().maxTokens() != null) {
+      body.put("max_tokens", request.sampling().maxTokens());
+    }
+    if (request.logprobs()) {
+      body.put("logprobs", request.topLogprobs());
+    }
+    return body;
+  }
+}
