@@ -1,5 +1,6 @@
 package dev.tandem.cli;
 
+import dev.tandem.chat.ChatSetup;
 import dev.tandem.engine.model.LlamaModel;
 import dev.tandem.engine.model.ModelLoadException;
 import dev.tandem.engine.sched.Engine;
@@ -98,6 +99,16 @@ public final class ServeCommand implements Callable<Integer> {
           + " stream is cut and the request freed (Tandem extension).")
   long clientStallTimeoutSeconds;
 
+  @Option(names = "--chat-template", paramLabel = "FILE",
+      description = "Jinja chat template (or a JSON file with chat_template) for"
+          + " /v1/chat/completions, instead of the model's own.")
+  String chatTemplate;
+
+  @Option(names = "--tool-call-parser", defaultValue = "none",
+      description = "none or hermes: <tool_call>{json}</tool_call> in a chat answer that was"
+          + " offered tools becomes tool_calls.")
+  String toolCallParser;
+
   @Option(names = "--world-join-timeout", defaultValue = "180",
       description = "Seconds to wait for every PE of the KV world to join (Tandem extension).")
   long worldJoinTimeoutSeconds;
@@ -120,6 +131,7 @@ public final class ServeCommand implements Callable<Integer> {
     long t0 = System.nanoTime();
     LlamaModel llama;
     TextTokenizer tokenizer;
+    ChatSetup chat;
     try {
       llama = LlamaModel.load(dir);
       tokenizer = DjlTokenizer.load(dir);
@@ -127,6 +139,17 @@ public final class ServeCommand implements Callable<Integer> {
       System.err.println("tandem serve: cannot load model " + dir + ": " + e.getMessage());
       vertxStarting.thenAccept(Vertx::close);
       return 1;
+    }
+    try {
+      chat = ChatSetup.load(chatTemplate == null ? null : Path.of(chatTemplate), dir, toolCallParser);
+    } catch (IOException | IllegalArgumentException e) {
+      System.err.println("tandem serve: cannot load the chat template"
+          + (chatTemplate != null ? " " + chatTemplate : "") + ": " + e.getMessage());
+      vertxStarting.thenAccept(Vertx::close);
+      return 1;
+    }
+    if (chat.template() == null) {
+      LOG.info("no /v1/chat/completions: {}", chat.missing());
     }
     Runtime rt = Runtime.getRuntime();
     long freeHeap = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
@@ -164,7 +187,7 @@ public final class ServeCommand implements Callable<Integer> {
     Vertx vertx = vertxStarting.join();
     EngineServerVerticle server = new EngineServerVerticle(engine, tokenizer, world,
         new EngineServerConfig(host, port, model, debug,
-            Duration.ofSeconds(clientStallTimeoutSeconds)));
+            Duration.ofSeconds(clientStallTimeoutSeconds)), chat);
     try {
       vertx.deployVerticle(server).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -222,6 +245,12 @@ public final class ServeCommand implements Callable<Integer> {
     }
     if (enableTracing) {
       LOG.info("--enable-tracing is accepted; the builtin engine records no event trace");
+    }
+    if (!ChatSetup.TOOL_CALL_PARSERS.contains(toolCallParser)) {
+      throw usage("--tool-call-parser " + toolCallParser + ": must be none or hermes");
+    }
+    if (chatTemplate != null && !Files.isRegularFile(Path.of(chatTemplate))) {
+      throw usage("--chat-template " + chatTemplate + " is not a file");
     }
     if (!Files.isDirectory(Path.of(model))) {
       throw usage("MODEL " + model + " is not a directory (the builtin engine loads a local"

@@ -41,19 +41,26 @@ final class CompletionHandler {
     String id = request.requestIdOr(CompletionRequest::newCompletionId);
     Context context = rc.vertx().getOrCreateContext();
     HttpServerResponse response = rc.response();
-    preparer.prepare(request, request.maxTokens()).onSuccess(prepared -> {
-      if (response.closed()) {
-        return;
-      }
-      CompletionResponder responder = responder(context, response, id, request, prepared.echoText());
-      try {
-        engine.submit(PromptPreparer.generation(id, prepared.ids(), request), responder);
-      } catch (RuntimeException e) {
-        ErrorResponses.send(response, e);
-        return;
-      }
-      abortOnClose(response, responder, id);
-    }).onFailure(e -> ErrorResponses.send(response, e));
+    preparer.prepare(request, request.maxTokens())
+        .onSuccess(prepared -> submit(context, response, id, request, prepared, AnswerFormat.COMPLETION))
+        .onFailure(e -> ErrorResponses.send(response, e));
+  }
+
+  /** Hands a prepared request to the engine and answers it in {@code format} (on {@code context}). */
+  void submit(Context context, HttpServerResponse response, String id, CompletionRequest request,
+      PromptPreparer.Prepared prepared, AnswerFormat format) {
+    if (response.closed()) {
+      return;
+    }
+    CompletionResponder responder = responder(context, response, id, request, prepared.echoText(),
+        format);
+    try {
+      engine.submit(PromptPreparer.generation(id, prepared.ids(), request), responder);
+    } catch (RuntimeException e) {
+      ErrorResponses.send(response, e);
+      return;
+    }
+    abortOnClose(response, responder, id);
   }
 
   /** start_generate: resumes the parked request named by {@code user} from {@code begin}. */
@@ -79,7 +86,8 @@ final class CompletionHandler {
       if (response.closed()) {
         return;
       }
-      CompletionResponder responder = responder(context, response, request.user(), request, echoText);
+      CompletionResponder responder = responder(context, response, request.user(), request, echoText,
+          AnswerFormat.COMPLETION);
       engine.startGenerate(request.user(), begin, responder);
       abortOnClose(response, responder, request.user());
     }).onFailure(e -> ErrorResponses.send(response, e));
@@ -93,10 +101,11 @@ final class CompletionHandler {
   }
 
   private CompletionResponder responder(Context context, HttpServerResponse response, String id,
-      CompletionRequest request, String echoText) {
+      CompletionRequest request, String echoText, AnswerFormat format) {
     return new CompletionResponder(context, response, new CompletionResponder.Shape(id,
         request.model(), request.n(), request.stream(), request.includeUsage(),
-        request.logprobs() != null, echoText, request.suffix(), debug), flow(id), clientStallLimitMs);
+        request.logprobs() != null, echoText, request.suffix(), debug), format, flow(id),
+        clientStallLimitMs);
   }
 
   private CompletionResponder.ClientFlow flow(String id) {

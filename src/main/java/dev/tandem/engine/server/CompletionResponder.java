@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes one request's engine outputs as MLC's completion response: SSE chunks through the shared
- * {@link SseWriter} when streaming, else one aggregated CompletionResponse. Engine callbacks are
+ * {@link SseWriter} when streaming, else one aggregated CompletionResponse; a chat's answer goes
+ * through its {@link AnswerFormat}, which rewrites those as chat objects. Engine callbacks are
  * moved onto the server's Vert.x context; the response starts with the first output, so a
  * failure before it still gets a proper status. A streaming
  * client that does not read fast enough holds its request in the engine (back-pressure) until its
@@ -43,6 +44,7 @@ final class CompletionResponder implements GenerationListener {
   private final HttpServerResponse response;
   private final SseWriter sse;
   private final Shape shape;
+  private final AnswerFormat format;
   private final ClientFlow flow;
   private final long stallLimitMs;
   private final long created = System.currentTimeMillis() / 1000;
@@ -55,12 +57,13 @@ final class CompletionResponder implements GenerationListener {
   private long stallTimer = -1;
 
   /** {@code stallLimitMs}: how long a held stream may stay stalled before it is cut off. */
-  CompletionResponder(Context context, HttpServerResponse response, Shape shape, ClientFlow flow,
-      long stallLimitMs) {
+  CompletionResponder(Context context, HttpServerResponse response, Shape shape,
+      AnswerFormat format, ClientFlow flow, long stallLimitMs) {
     this.context = context;
     this.response = response;
     this.sse = new SseWriter(response);
     this.shape = shape;
+    this.format = format;
     this.flow = flow;
     this.stallLimitMs = stallLimitMs;
     ensureChoice(shape.n() - 1);
@@ -142,8 +145,13 @@ final class CompletionResponder implements GenerationListener {
         }
         send(suffix);
       }
-      JsonObject usage = shape.includeUsage()
-          ? chunk(new JsonArray(), CompletionJson.usage(output.usage(), shape.debug())) : null;
+      JsonObject usage = null;
+      if (shape.includeUsage()) {
+        List<JsonObject> last = format.chunks(
+            chunk(new JsonArray(), CompletionJson.usage(output.usage(), shape.debug())));
+        last.subList(0, last.size() - 1).forEach(sse::write);
+        usage = last.get(last.size() - 1);
+      }
       ended = true;
       cancelStallTimer();
       sse.end(usage);
@@ -188,7 +196,7 @@ final class CompletionResponder implements GenerationListener {
   }
 
   private void send(JsonArray choices) {
-    sse.write(chunk(choices, null));
+    format.chunks(chunk(choices, null)).forEach(sse::write);
   }
 
   private JsonObject chunk(JsonArray choices, JsonObject usage) {
@@ -221,6 +229,6 @@ final class CompletionResponder implements GenerationListener {
         CompletionJson.usage(output.usage(), shape.debug()));
     ended = true;
     started = true;
-    response.putHeader("content-type", "application/json").end(body.encode());
+    response.putHeader("content-type", "application/json").end(format.whole(body).encode());
   }
 }

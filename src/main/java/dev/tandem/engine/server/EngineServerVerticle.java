@@ -2,6 +2,7 @@ package dev.tandem.engine.server;
 
 import dev.tandem.api.ErrorResponses;
 import dev.tandem.api.ApiError;
+import dev.tandem.chat.ChatSetup;
 import dev.tandem.engine.sched.Engine;
 import dev.tandem.tokenizer.TextTokenizer;
 import dev.tandem.kv.KvWorld;
@@ -21,7 +22,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The builtin engine's HTTP API, wire-compatible with {@code mlc_llm serve}: /v1/models,
- * /v1/completions, /microserving/*, /metrics, /health and (with --enable-debug)
+ * /v1/completions, /v1/chat/completions, /microserving/*, /metrics, /health and (with --enable-debug)
  * /debug/dump_engine_metrics. Compute runs on the engine's thread, tokenization on workers.
  */
 public final class EngineServerVerticle extends VerticleBase {
@@ -38,16 +39,24 @@ public final class EngineServerVerticle extends VerticleBase {
   private final TextTokenizer tokenizer;
   private final KvWorld world;
   private final EngineServerConfig config;
+  private final ChatSetup chat;
   private final EngineMetrics metrics;
   private HttpServer server;
 
   /** {@code world} may be null: the engine then serves completions only. */
   public EngineServerVerticle(Engine engine, TextTokenizer tokenizer, KvWorld world,
       EngineServerConfig config) {
+    this(engine, tokenizer, world, config, ChatSetup.none());
+  }
+
+  /** @param chat the chat template and tool-call parser, loaded at start ({@link ChatSetup#load}) */
+  public EngineServerVerticle(Engine engine, TextTokenizer tokenizer, KvWorld world,
+      EngineServerConfig config, ChatSetup chat) {
     this.engine = engine;
     this.tokenizer = tokenizer;
     this.world = world;
     this.config = config;
+    this.chat = chat;
     this.metrics = new EngineMetrics(engine::stats);
   }
 
@@ -57,6 +66,7 @@ public final class EngineServerVerticle extends VerticleBase {
     CompletionHandler completions = new CompletionHandler(engine, preparer, config.debug(),
         config.clientStallLimit().toMillis());
     MicroServingHandler microServing = new MicroServingHandler(engine, world, preparer, completions);
+    ChatCompletionHandler chatCompletions = new ChatCompletionHandler(engine, tokenizer, chat, completions);
 
     Router router = Router.router(vertx);
     router.route().handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT_BYTES));
@@ -64,6 +74,7 @@ public final class EngineServerVerticle extends VerticleBase {
     router.get("/health").handler(rc -> rc.json(new JsonObject().put("status", "ok")));
     router.get("/metrics").handler(PrometheusScrapingHandler.create(metrics.registry()));
     counted(router, "/v1/completions", completions::completions);
+    counted(router, "/v1/chat/completions", chatCompletions::chat);
     counted(router, "/microserving/prep_recv", microServing::prepareReceive);
     counted(router, "/microserving/remote_send", microServing::remoteSend);
     counted(router, "/microserving/start_generate", microServing::startGenerate);
