@@ -45,7 +45,7 @@ public final class ConfigValidator {
     }
   }
 
-  /** The model folder and its tokenizer exist; every port is free to listen on. */
+  /** The model folder and its tokenizer exist, and a given chat template; every port is free to listen on. */
   public static void checkEnvironment(RouterConfig config) {
     Path model = Path.of(config.get(RouterConfig.MODEL));
     if (!Files.isDirectory(model)) {
@@ -55,6 +55,11 @@ public final class ConfigValidator {
     if (!Files.isRegularFile(model.resolve("tokenizer.json"))) {
       throw new ConfigException("model folder " + model.toAbsolutePath() + " has no tokenizer.json"
           + " (the router tokenizes prompts with it)");
+    }
+    String template = config.get(RouterOptions.CHAT_TEMPLATE);
+    if (template != null && !Files.isRegularFile(Path.of(template))) {
+      throw new ConfigException("--chat-template " + Path.of(template).toAbsolutePath()
+          + " is not a file (give a Jinja template, or a JSON file with \"chat_template\")");
     }
     checkFree("the router", config.get(RouterOptions.ROUTER_HOST),
         config.get(RouterOptions.ROUTER_PORT));

@@ -37,7 +37,8 @@ class RouterConfigTest {
         .set(START_GENERATE_TIMEOUT, Duration.ofSeconds(9)).set(CHUNK_IDLE_TIMEOUT, Duration.ofSeconds(10))
         .set(RELEASE_TIMEOUT, Duration.ofSeconds(11)).set(MAX_CONNECTIONS_PER_ENGINE, 16)
         .set(MAX_BODY_BYTES, 4096).set(RETRY_AFTER_SECONDS, 3).set(BUSY_WAIT, Duration.ZERO)
-        .set(REQUEST_TOKEN_IDS, false);
+        .set(REQUEST_TOKEN_IDS, false)
+        .set(CHAT_TEMPLATE, "/etc/t.jinja").set(TOOL_CALL_PARSER, "hermes");
   }
 
   @Test
