@@ -18,12 +18,14 @@ import dev.tandem.world.EngineWorld;
 import dev.tandem.world.WorldException;
 import io.vertx.core.Vertx;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -128,6 +130,14 @@ public final class ServeCommand implements Callable<Integer> {
     CompletableFuture<Vertx> vertxStarting = CompletableFuture.supplyAsync(Vertx::vertx,
         runnable -> new Thread(runnable, "tandem-serve-vertx-start").start());
     Path dir = Path.of(model);
+    // The chat template (Jinjava's first use costs a few hundred ms) loads beside the model too.
+    CompletableFuture<ChatSetup> chatLoading = CompletableFuture.supplyAsync(() -> {
+      try {
+        return ChatSetup.load(chatTemplate == null ? null : Path.of(chatTemplate), dir, toolCallParser);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }, runnable -> new Thread(runnable, "tandem-serve-chat-template").start());
     long t0 = System.nanoTime();
     LlamaModel llama;
     TextTokenizer tokenizer;
@@ -141,10 +151,11 @@ public final class ServeCommand implements Callable<Integer> {
       return 1;
     }
     try {
-      chat = ChatSetup.load(chatTemplate == null ? null : Path.of(chatTemplate), dir, toolCallParser);
-    } catch (IOException | IllegalArgumentException e) {
+      chat = chatLoading.join();
+    } catch (CompletionException e) {
+      Throwable cause = e.getCause() instanceof UncheckedIOException io ? io.getCause() : e.getCause();
       System.err.println("tandem serve: cannot load the chat template"
-          + (chatTemplate != null ? " " + chatTemplate : "") + ": " + e.getMessage());
+          + (chatTemplate != null ? " " + chatTemplate : "") + ": " + cause.getMessage());
       vertxStarting.thenAccept(Vertx::close);
       return 1;
     }

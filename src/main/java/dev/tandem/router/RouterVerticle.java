@@ -94,12 +94,13 @@ public final class RouterVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    Future<ChatSetup> chat = vertx.executeBlocking(this::loadChat, false);
     return vertx.executeBlocking(modelLoader, false).compose(loaded -> {
       model = loaded;
       if (model.contextLength() == 0) {
         LOG.warn("model {}: context length and vocabulary unknown; engines check them", model.id());
       }
-      return vertx.executeBlocking(this::loadChat, false);
+      return chat;
     }).compose(this::startServing);
   }
 

@@ -1,0 +1,227 @@
+package dev.tandem.router.it;
+
+import static dev.tandem.config.RouterOptions.ROUTER_MODE;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.core.http.StreamResponse;
+import com.openai.models.chat.completions.ChatCompletion;
+import com.openai.models.chat.completions.ChatCompletionChunk;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import com.openai.models.chat.completions.ChatCompletionStreamOptions;
+import com.openai.models.chat.completions.ChatCompletionTokenLogprob;
+import dev.tandem.bus.Addresses;
+import dev.tandem.chat.ChatRequest;
+import dev.tandem.chat.ChatSetup;
+import dev.tandem.chat.ChatTemplate;
+import dev.tandem.config.RouterMode;
+import dev.tandem.config.RouterOptions;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Chat end to end on real builtin engines (the tiny model and its ChatML template; 1 prefill + 2
+ * decode engines, a disagg and a round-robin router): a chat's answer equals, token for token,
+ * the completion of its rendered prompt — on an engine's own /v1/chat/completions and through
+ * both routers, streamed and whole, and over the event bus — and the official OpenAI Java SDK's
+ * chat API works against the routers.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ChatEndToEndIT {
+
+  @TempDir static Path dir;
+  static TandemFleet fleet;
+  static int disagg;
+  static int roundRobin;
+  static ChatTemplate template;
+
+  @BeforeAll
+  static void startFleet() throws Exception {
+    Path model = TandemFleet.tinyModel(dir);
+    fleet = TandemFleet.start(model, dir, null, o -> o);
+    disagg = fleet.routerPort();
+    roundRobin = fleet.deployRouter(new RouterOptions().set(ROUTER_MODE, RouterMode.ROUND_ROBIN));
+    template = ChatSetup.load(null, model, null).requireTemplate();
+  }
+
+  @AfterAll
+  static void stopFleet() throws Exception {
+    if (fleet != null) {
+      fleet.close();
+    }
+  }
+
+  @AfterEach
+  void everyCounterBackToZero() {
+    fleet.awaitRouterIdle(disagg);
+    fleet.awaitRouterIdle(roundRobin);
+  }
+
+  /** What "the same answer" means: text, finish reason, and every token with its logprob. */
+  record Answer(String text, String finish, List<String> tokens, List<Double> logprobs) {}
+
+  static JsonArray messages(String... turns) {
+    JsonArray messages = new JsonArray().add(new JsonObject().put("role", "system")
+        .put("content", "You are a terse assistant."));
+    for (int i = 0; i < turns.length; i++) {
+      messages.add(new JsonObject().put("role", i % 2 == 0 ? "user" : "assistant").put("content", turns[i]));
+    }
+    return messages;
+  }
+
+  JsonObject post(int port, String path, JsonObject body) {
+    HttpResponse<String> r = fleet.post(port, path, body.encode());
+    assertEquals(200, r.statusCode(), path + ": " + r.body());
+    return new JsonObject(r.body());
+  }
+
+  /** The completion of the rendered prompt, on a decode engine directly. */
+  Answer completion(JsonObject chat) {
+    String rendered = template.render(ChatRequest.parse(chat));
+    JsonObject c = post(fleet.enginePort(1), "/v1/completions", new JsonObject().put("prompt", rendered)
+        .put("max_tokens", chat.getInteger("max_completion_tokens")).put("temperature", 0)
+        .put("logprobs", chat.getInteger("top_logprobs"))).getJsonArray("choices").getJsonObject(0);
+    JsonObject lp = c.getJsonObject("logprobs");
+    List<Double> values = lp.getJsonArray("token_logprobs").stream().map(v -> ((Number) v).doubleValue()).toList();
+    return new Answer(c.getString("text"), c.getString("finish_reason"),
+        lp.getJsonArray("tokens").getList(), values);
+  }
+
+  static void addLogprobs(JsonObject logprobs, List<String> tokens, List<Double> values) {
+    if (logprobs != null) {
+      for (Object o : logprobs.getJsonArray("content")) {
+        tokens.add(((JsonObject) o).getString("token"));
+        values.add(((JsonObject) o).getDouble("logprob"));
+      }
+    }
+  }
+
+  Answer wholeChat(int port, JsonObject chat) {
+    JsonObject answer = post(port, "/v1/chat/completions", chat);
+    assertEquals("chat.completion", answer.getString("object"));
+    return whole(answer);
+  }
+
+  static Answer whole(JsonObject answer) {
+    JsonObject c = answer.getJsonArray("choices").getJsonObject(0);
+    List<String> tokens = new ArrayList<>();
+    List<Double> values = new ArrayList<>();
+    addLogprobs(c.getJsonObject("logprobs"), tokens, values);
+    return new Answer(c.getJsonObject("message").getString("content"), c.getString("finish_reason"),
+        tokens, values);
+  }
+
+  Answer streamedChat(int port, JsonObject chat) {
+    HttpResponse<String> r = fleet.post(port, "/v1/chat/completions", chat.copy().put("stream", true).encode());
+    assertEquals(200, r.statusCode(), r.body());
+    assertTrue(r.body().endsWith("data: [DONE]\n\n"));
+    StringBuilder text = new StringBuilder();
+    List<String> tokens = new ArrayList<>();
+    List<Double> values = new ArrayList<>();
+    String finish = null;
+    boolean first = true;
+    for (String block : r.body().split("\n\n")) {
+      if (block.equals("data: [DONE]")) {
+        continue;
+      }
+      JsonObject chunk = new JsonObject(block.substring("data: ".length()));
+      assertEquals("chat.completion.chunk", chunk.getString("object"));
+      JsonObject c = chunk.getJsonArray("choices").getJsonObject(0);
+      assertEquals(first, c.getJsonObject("delta").containsKey("role"), "role in the first delta only");
+      first = false;
+      text.append(c.getJsonObject("delta").getString("content", ""));
+      addLogprobs(c.getJsonObject("logprobs"), tokens, values);
+      finish = c.getString("finish_reason");
+    }
+    return new Answer(text.toString(), finish, tokens, values);
+  }
+
+  @Test
+  void aChatIsTheCompletionOfItsRenderedPromptOnEnginesAndBothRouters() {
+    List<JsonArray> conversations = List.of(messages("Hello there"),
+        messages("Name a colour.", "Blue.", "And another one, with a reason why it is a good colour?"));
+    for (JsonArray conversation : conversations) {
+      JsonObject chat = new JsonObject().put("model", fleet.model.toString()).put("messages", conversation)
+          .put("max_completion_tokens", 10).put("temperature", 0).put("logprobs", true).put("top_logprobs", 2);
+      Answer reference = completion(chat);
+      assertEquals(10, reference.tokens().size());
+      String what = conversation.encode();
+      assertEquals(reference, wholeChat(fleet.enginePort(2), chat), "engine chat, whole: " + what);
+      assertEquals(reference, streamedChat(fleet.enginePort(2), chat), "engine chat, streamed: " + what);
+      assertEquals(reference, wholeChat(roundRobin, chat), "round-robin chat, whole: " + what);
+      assertEquals(reference, streamedChat(roundRobin, chat), "round-robin chat, streamed: " + what);
+      assertEquals(reference, wholeChat(disagg, chat), "disagg chat, whole: " + what);
+      assertEquals(reference, streamedChat(disagg, chat), "disagg chat, streamed: " + what);
+    }
+  }
+
+  @Test
+  void chatOverTheEventBusIsTheSameAnswer() throws Exception {
+    JsonObject chat = new JsonObject().put("messages", messages("Say something on the bus."))
+        .put("max_completion_tokens", 6).put("temperature", 0).put("logprobs", true).put("top_logprobs", 1);
+    JsonObject answer = TandemFleet.await(fleet.vertx.eventBus().<JsonObject>request(
+        Addresses.CHAT_COMPLETIONS, chat, new DeliveryOptions().setSendTimeout(60_000)), 90).body();
+    assertEquals("chat.completion", answer.getString("object"));
+    assertEquals(completion(chat), whole(answer));
+  }
+
+  static OpenAIClient sdk(int port) {
+    return OpenAIOkHttpClient.builder().baseUrl("http://127.0.0.1:" + port + "/v1")
+        .apiKey("not-needed").maxRetries(0).timeout(Duration.ofSeconds(60)).build();
+  }
+
+  @Test
+  void theOpenAiSdkChatApiWorksAgainstBothRouters() {
+    ChatCompletionCreateParams params = ChatCompletionCreateParams.builder()
+        .model(fleet.model.toString()).addSystemMessage("You are a terse assistant.")
+        .addUserMessage("Tell me about the sea.").maxCompletionTokens(8L).temperature(0.0)
+        .logprobs(true).topLogprobs(2L).build();
+    Answer reference = completion(new JsonObject().put("messages", messages("Tell me about the sea."))
+        .put("max_completion_tokens", 8).put("logprobs", true).put("top_logprobs", 2));
+    for (int port : new int[] {roundRobin, disagg}) {
+      OpenAIClient client = sdk(port);
+      ChatCompletion whole = client.chat().completions().create(params);
+      assertTrue(whole.id().startsWith("chatcmpl-"));
+      ChatCompletion.Choice choice = whole.choices().get(0);
+      List<ChatCompletionTokenLogprob> lps = choice.logprobs().orElseThrow().content().orElseThrow();
+      assertEquals(reference, new Answer(choice.message().content().orElseThrow(),
+          choice.finishReason().asString(), lps.stream().map(ChatCompletionTokenLogprob::token).toList(),
+          lps.stream().map(ChatCompletionTokenLogprob::logprob).toList()), "SDK whole on " + port);
+      assertEquals(2, lps.get(0).topLogprobs().size());
+      assertEquals(8L, whole.usage().orElseThrow().completionTokens());
+
+      StringBuilder text = new StringBuilder();
+      String[] finish = new String[1];
+      long[] usage = {-1};
+      ChatCompletionCreateParams streaming = params.toBuilder()
+          .streamOptions(ChatCompletionStreamOptions.builder().includeUsage(true).build()).build();
+      try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(streaming)) {
+        stream.stream().forEach(chunk -> {
+          chunk.choices().forEach(c -> {
+            c.delta().content().ifPresent(text::append);
+            c.finishReason().ifPresent(f -> finish[0] = f.asString());
+          });
+          chunk.usage().ifPresent(u -> usage[0] = u.completionTokens());
+        });
+      }
+      assertEquals(reference.text(), text.toString(), "SDK streamed on " + port);
+      assertEquals(reference.finish(), finish[0]);
+      assertEquals(8L, usage[0]);
+    }
+  }
+}
