@@ -47,9 +47,10 @@ public final class LlamaModel implements AutoCloseable {
   public static LlamaModel load(Path dir, int threads) throws ModelLoadException {
     long t0 = System.nanoTime();
     LlamaWeights weights = LlamaWeights.load(dir);
-    LOG.info("loaded {} ({} layers, hidden {}, vocab {}, {} MB of weights) in {} ms, fingerprint {}",
+    LOG.info("loaded {} ({} layers, hidden {}, vocab {}, {} MB of {} weights) in {} ms, fingerprint {}; {} kernels",
         dir, weights.config.numLayers(), weights.config.hiddenSize(), weights.config.vocabSize(),
-        weights.floatBytes >> 20, (System.nanoTime() - t0) / 1_000_000, weights.fingerprint);
+        weights.weightBytes >> 20, weights.dtype, (System.nanoTime() - t0) / 1_000_000, weights.fingerprint,
+        Simd.describe());
     return new LlamaModel(weights, Math.max(1, threads));
   }
 
@@ -62,9 +63,19 @@ public final class LlamaModel implements AutoCloseable {
     return w.fingerprint;
   }
 
-  /** Bytes of weights one decode step reads (all matrices and norms; a tied lm_head once). */
+  /** Bytes of weights one decode step reads (all matrices and norms in their stored dtype; a tied lm_head once). */
   public long weightBytes() {
-    return w.floatBytes;
+    return w.weightBytes;
+  }
+
+  /** The dtype the weight matrices are kept (and read) in: the checkpoint's. */
+  public SafetensorsDtype weightDtype() {
+    return w.dtype;
+  }
+
+  /** {@code vector 512-bit} or {@code scalar}: which kernels this JVM runs. */
+  public static String kernels() {
+    return Simd.describe();
   }
 
   /**

@@ -34,29 +34,4 @@ class KernelsTest {
     assertEquals(Math.exp(-100), sub, 2 * Float.MIN_VALUE);
     assertEquals(Math.exp(88.5), Kernels.exp(88.5f), 2 * Math.ulp((float) Math.exp(88.5)));
   }
-
-  @Test
-  void batchedMatmulMatchesSingleTokenDotBitForBit() {
-    Random r = new Random(3);
-    int n = 103;
-    int rows = 9;
-    float[] w = new float[rows * n];
-    float[] x = new float[7 * n];
-    for (int i = 0; i < w.length; i++) {
-      w[i] = (float) r.nextGaussian();
-    }
-    for (int i = 0; i < x.length; i++) {
-      x[i] = (float) r.nextGaussian();
-    }
-    for (int tokens = 1; tokens <= 7; tokens++) {
-      float[] out = new float[tokens * rows];
-      Kernels.matmulRows(w, n, 0, rows, x, tokens, out, rows);
-      for (int t = 0; t < tokens; t++) {
-        for (int o = 0; o < rows; o++) {
-          assertEquals(Float.floatToRawIntBits(Kernels.dot(w, o * n, x, t * n, n)),
-              Float.floatToRawIntBits(out[t * rows + o]), "token " + t + " row " + o + " of " + tokens);
-        }
-      }
-    }
-  }
 }
