@@ -1,5 +1,6 @@
 package dev.tandem.engine.server;
 
+import dev.tandem.engine.model.CoreBudget;
 import dev.tandem.engine.sched.EngineCounters;
 import dev.tandem.engine.sched.EngineStats;
 import io.vertx.core.json.JsonObject;
@@ -16,6 +17,11 @@ final class EngineMetrics {
   static final String PREFIX = "tandem_engine_";
 
   private final Map<String, LongAdder> httpRequests = new ConcurrentHashMap<>();
+  private final CoreBudget cores;
+
+  EngineMetrics(CoreBudget cores) {
+    this.cores = cores;
+  }
 
   /** Counts a request that reached the server on {@code route}, whatever became of it. */
   void countRequest(String route) {
@@ -31,6 +37,10 @@ final class EngineMetrics {
     gauge(b, "kv_pages_total", "KV cache pages in all.", s.kvPagesTotal());
     gauge(b, "kv_pages_cached", "KV pages held by the prefix cache.", s.kvPagesCached());
     gauge(b, "tokens_per_second", "Tokens computed per second over the last 10 s.", s.tokensPerSecond());
+    b.append("# HELP ").append(PREFIX).append("compute_threads Model threads: the engine's core budget.\n");
+    b.append("# TYPE ").append(PREFIX).append("compute_threads gauge\n");
+    b.append(PREFIX).append("compute_threads{cpus=\"").append(cores.cpuList()).append("\",pinned=\"")
+        .append(cores.pinned()).append("\"} ").append(cores.threads()).append('\n');
 
     long received = httpRequests.values().stream().mapToLong(LongAdder::sum).sum();
     counter(b, "requests_received_total",

@@ -36,7 +36,7 @@ public final class EngineServerVerticle extends VerticleBase {
   private final TextTokenizer tokenizer;
   private final KvWorld world;
   private final EngineServerConfig config;
-  private final EngineMetrics metrics = new EngineMetrics();
+  private final EngineMetrics metrics;
   private HttpServer server;
 
   /** {@code world} may be null: the engine then serves completions only. */
@@ -46,6 +46,7 @@ public final class EngineServerVerticle extends VerticleBase {
     this.tokenizer = tokenizer;
     this.world = world;
     this.config = config;
+    this.metrics = new EngineMetrics(config.cores());
   }
 
   @Override
