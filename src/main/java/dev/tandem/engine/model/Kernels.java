@@ -31,18 +31,30 @@ final class Kernels {
     return s;
   }
 
-  /** act[a + i] = silu(gu[g + i]) * gu[g + n + i] for i < n: one token's SwiGLU (gate, then up). */
+  /**
+   * act[a + i] = silu(gu[g + i]) * gu[g + n + i] for i < n: one token's SwiGLU (gate, then up),
+   * silu(x) = x / (1 + exp(-x)). The vector version ({@link VectorMath}) gives the same bits.
+   */
   static void swiGlu(float[] gu, int g, int n, float[] act, int a) {
-    for (int i = 0; i < n; i++) {
+    if (Simd.VECTOR) {
+      VectorMath.swiGlu(gu, g, n, act, a);
+    } else {
+      scalarSwiGlu(gu, g, n, act, a, 0);
+    }
+  }
+
+  /** The scalar SwiGLU of elements {@code [from, n)}. */
+  static void scalarSwiGlu(float[] gu, int g, int n, float[] act, int a, int from) {
+    for (int i = from; i < n; i++) {
       float gate = gu[g + i];
       float silu = gate / (1f + exp(-gate));
       act[a + i] = silu * gu[g + n + i];
     }
   }
 
-  private static final float LOG2E = 1.44269504f;
-  private static final float LN2_HI = 0.693145752f; // ln 2 split so k * LN2_HI is exact for |k| < 2^8
-  private static final float LN2_LO = 1.42860677e-6f;
+  static final float LOG2E = 1.44269504f;
+  static final float LN2_HI = 0.693145752f; // ln 2 split so k * LN2_HI is exact for |k| < 2^8
+  static final float LN2_LO = 1.42860677e-6f;
 
   /**
    * e^x in float arithmetic only (Cody-Waite reduction, degree-7 Taylor polynomial; within 2 ulp).
