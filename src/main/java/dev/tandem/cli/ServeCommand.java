@@ -1,6 +1,7 @@
 package dev.tandem.cli;
 
 import dev.tandem.chat.ChatSetup;
+import dev.tandem.engine.model.CoreBudget;
 import dev.tandem.engine.model.LlamaModel;
 import dev.tandem.engine.model.ModelLoadException;
 import dev.tandem.engine.sched.Engine;
@@ -59,7 +60,8 @@ public final class ServeCommand implements Callable<Integer> {
   String modelLib;
 
   @Option(names = "--device", defaultValue = "auto",
-      description = "cpu, cpu:N or auto (N labels the engine's PE / NUMA node).")
+      description = "cpu, cpu:N or auto. With --overrides tensor_parallel_shards=G the engine computes"
+          + " on cores N .. N+G-1 (wrapping around), pinned; without it, on every core.")
   String device;
 
   @Option(names = "--enable-debug", description = "usage.extra and /debug routes (may repeat).")
@@ -124,6 +126,7 @@ public final class ServeCommand implements Callable<Integer> {
     }
     EngineOverrides engineOverrides = validateFlags();
     boolean debug = enableDebug != null && enableDebug.length > 0;
+    CoreBudget cores = coreBudget(engineOverrides); // pinned before any other thread starts
 
     // Vert.x (Netty, class loading) starts on its own thread while the model and tokenizer load,
     // so that part of an engine's start overlaps instead of adding up where a core is free.
@@ -143,7 +146,7 @@ public final class ServeCommand implements Callable<Integer> {
     TextTokenizer tokenizer;
     ChatSetup chat;
     try {
-      llama = LlamaModel.load(dir);
+      llama = LlamaModel.load(dir, cores.threads());
       tokenizer = DjlTokenizer.load(dir);
     } catch (ModelLoadException | IOException e) {
       System.err.println("tandem serve: cannot load model " + dir + ": " + e.getMessage());
@@ -174,9 +177,9 @@ public final class ServeCommand implements Callable<Integer> {
     }
     Engine engine = new Engine(ForwardModel.of(llama), tokenizer, options);
     engine.start();
-    LOG.info("model {} loaded in {} ms: {} layers, vocab {}, context {}", dir,
+    LOG.info("model {} loaded in {} ms: {} layers, vocab {}, context {}; computing on {}, {} kernels", dir,
         (System.nanoTime() - t0) / 1_000_000, llama.config().numLayers(),
-        llama.config().vocabSize(), options.maxSequenceLength());
+        llama.config().vocabSize(), options.maxSequenceLength(), cores.describe(), LlamaModel.kernels());
 
     EngineWorld world = null;
     String worldConfig = System.getenv(KvWorld.ENV);
@@ -198,7 +201,7 @@ public final class ServeCommand implements Callable<Integer> {
     Vertx vertx = vertxStarting.join();
     EngineServerVerticle server = new EngineServerVerticle(engine, tokenizer, world,
         new EngineServerConfig(host, port, model, debug,
-            Duration.ofSeconds(clientStallTimeoutSeconds)), chat);
+            Duration.ofSeconds(clientStallTimeoutSeconds), cores), chat);
     try {
       vertx.deployVerticle(server).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -223,6 +226,27 @@ public final class ServeCommand implements Callable<Integer> {
         server.actualPort(), model, options.numKvPages(), options.maxNumSequence());
     new CountDownLatch(1).await();
     return 0;
+  }
+
+  /**
+   * The engine's cores: {@code --device cpu:S} and {@code tensor_parallel_shards=G} (as MLC reads
+   * them for GPUs: G devices from S) give cores S .. S + G - 1, pinned; without a device count,
+   * every core, unpinned (an engine started by hand).
+   */
+  private CoreBudget coreBudget(EngineOverrides o) {
+    Integer shards = o.tensorParallelShards();
+    if (shards == null) {
+      return CoreBudget.all();
+    }
+    if (shards < 1) {
+      throw usage("--overrides tensor_parallel_shards=" + shards + ": must be at least 1 (the engine's cores)");
+    }
+    int first = device.startsWith("cpu:") ? Integer.parseInt(device.substring(4)) : 0;
+    CoreBudget cores = CoreBudget.devices(first, shards).pin();
+    if (!cores.pinned()) {
+      LOG.info("cannot pin threads on this OS: running {} model threads unpinned", cores.threads());
+    }
+    return cores;
   }
 
   /** Checks what picocli cannot; a problem is a usage error (exit 2). */

@@ -8,14 +8,19 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Tandem's CPU engine: {@code tandem serve} in its own JVM, with the flags MLC's engines get and
- * {@code --device cpu:S}. The engine exits on its own when the process named by
+ * Tandem's CPU engine: {@code tandem serve} in its own JVM, with the flags MLC's engines get,
+ * {@code --device cpu:S} and the endpoint's device count as {@code tensor_parallel_shards} (MLC's
+ * key for it): the engine computes on cores S .. S + num_gpus - 1, so a fleet's engines split the
+ * machine's cores instead of each running threads on all of them. The JVM gets the Vector API
+ * module for the model's kernels. The engine exits on its own when the process named by
  * {@code TANDEM_PARENT_PID} (the router) dies.
  */
 public final class BuiltinProfile implements EngineProfile {
   /** The engine watches this process and exits when it is gone. */
   public static final String PARENT_PID_ENV = "TANDEM_PARENT_PID";
   public static final String MAIN_CLASS = "dev.tandem.cli.Tandem";
+  /** The model's SIMD kernels (an incubator module in JDK 17; the engine falls back to scalar without it). */
+  public static final String VECTOR_MODULE = "--add-modules=jdk.incubator.vector";
 
   private final String java;
   private final List<String> jvmOpts;
@@ -53,6 +58,7 @@ public final class BuiltinProfile implements EngineProfile {
     List<String> argv = new ArrayList<>();
     argv.add(java);
     argv.addAll(jvmOpts);
+    argv.add(VECTOR_MODULE);
     if (cds != null) {
       argv.addAll(cds.jvmOptions(launch.endpoint().id()));
     }
@@ -63,10 +69,18 @@ public final class BuiltinProfile implements EngineProfile {
     argv.add(classpath);
     argv.add(MAIN_CLASS);
     argv.add("serve");
-    argv.addAll(MlcProfile.serveFlags(launch, device(launch.endpoint().peStart())));
+    argv.addAll(MlcProfile.serveFlags(withCores(launch), device(launch.endpoint().peStart())));
     Map<String, String> env = new HashMap<>(launch.worldEnv());
     env.put("DJL_OFFLINE", "true");
     env.put(PARENT_PID_ENV, Long.toString(parentPid));
     return new EngineCommand(argv, env);
+  }
+
+  /** The launch with {@code tensor_parallel_shards=num_gpus} first in the extra overrides (the user's may override it). */
+  static EngineLaunch withCores(EngineLaunch launch) {
+    String cores = "tensor_parallel_shards=" + launch.endpoint().numGpus();
+    String extra = launch.extraOverrides();
+    return new EngineLaunch(launch.model(), launch.modelLib(), launch.endpoint(), launch.prefixCache(),
+        extra == null || extra.isBlank() ? cores : cores + ";" + extra, launch.world());
   }
 }

@@ -11,18 +11,19 @@ import org.junit.jupiter.api.Test;
 class BuiltinProfileTest {
 
   @Test
-  void runsTandemServeInItsOwnJvmWithMlcsFlagsAndCpuDevice() {
-    EndpointConfig endpoint = new EndpointConfig(2, "127.0.0.1", 9002, 1, 2, EngineRole.DECODE);
+  void runsTandemServeInItsOwnJvmWithMlcsFlagsAndItsCores() {
+    EndpointConfig endpoint = new EndpointConfig(2, "127.0.0.1", 9002, 2, 2, EngineRole.DECODE);
     WorldInit world = new WorldInit(new int[] {1, 2, 3}, 3);
     EngineLaunch launch = new EngineLaunch("/m/tiny", null, endpoint, true, "max_num_sequence=4",
         world);
     EngineCommand command = new BuiltinProfile("/jdk/bin/java", List.of("-Xmx512m"),
         "/x/tandem.jar", 4242, null).command(launch);
-    assertEquals(List.of("/jdk/bin/java", "-Xmx512m", "-Dai.djl.offline=true",
+    assertEquals(List.of("/jdk/bin/java", "-Xmx512m", "--add-modules=jdk.incubator.vector", "-Dai.djl.offline=true",
         "-Dhazelcast.phone.home.enabled=false", "-cp", "/x/tandem.jar", "dev.tandem.cli.Tandem",
         "serve", "/m/tiny", "--device", "cpu:2", "--enable-debug", "--mode", "server",
         "--speculative-mode", "disable", "--prefix-cache-mode", "radix", "--overrides",
-        "gpu_memory_utilization=0.8;spec_draft_length=0;max_num_sequence=4", "--enable-debug",
+        "gpu_memory_utilization=0.8;spec_draft_length=0;tensor_parallel_shards=2;max_num_sequence=4",
+        "--enable-debug",
         "--host", "127.0.0.1", "--port", "9002"), command.argv());
     assertEquals(Map.of("MLC_NVSHMEM_INIT_CONFIG_JSON_STR",
         "{\"uid\": [1, 2, 3], \"npes\": 3, \"pe_start\": 2}", "DJL_OFFLINE", "true",

@@ -5,9 +5,10 @@ import java.util.List;
 
 /**
  * The memory-bandwidth bound of a decode step: how fast this machine streams a given number of
- * bytes (arrays far too large for any cache) through a plain summing loop, on 1 and on several
- * threads. The loop sums ints, which the JIT vectorizes, so the loop itself is never the
- * bottleneck and the best rate is the memory's. The best rate is the bound.
+ * bytes (as many as the model's weights, in 16 MB arrays like its matrices) through a summing
+ * loop, on 1 and on several threads. The loop is a vector sum ({@link VectorReadLoop}) when the
+ * Vector API is present, so the loop itself is not the bottleneck and the best rate is the
+ * memory's (or, where the weights fit in a large last-level cache, that cache's). The best rate is the bound.
  */
 final class StreamingReadBench {
   private static final int CHUNK_FLOATS = 4 << 20; // 16 MB arrays, like a model's weight matrices
@@ -59,7 +60,13 @@ final class StreamingReadBench {
     return best;
   }
 
+  private static final boolean VECTOR = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
+
   private static int sum(int[] a) {
+    return VECTOR ? VectorReadLoop.sum(a) : scalarSum(a);
+  }
+
+  private static int scalarSum(int[] a) {
     int s = 0;
     for (int v : a) {
       s += v;

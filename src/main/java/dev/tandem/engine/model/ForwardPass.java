@@ -5,16 +5,20 @@ import java.util.List;
 /**
  * One forward step over a batch of chunks, layer by layer: every token of the batch goes through
  * a layer's projections together (weights stream from memory once per step, not once per token),
- * all K/V of the layer are written before the layer's attention reads them.
+ * all K/V of the layer are written before the layer's attention reads them. Activations live in a
+ * {@link Workspace} reused from step to step.
  */
 final class ForwardPass {
-  /** Output rows per matmul task: small enough to balance two threads, large enough to amortize a hand-out. */
-  private static final int ROWS_PER_TASK = 16;
+  /** Tokens per matmul task: a long prefill is split by tokens as well as by panels, so many threads share it. */
+  private static final int TOKEN_BLOCK = 64;
+  /** Multiply-adds a matmul task should at least do, to amortize its hand-out. */
+  private static final int MIN_TASK_FMAS = 1 << 16;
 
   private final LlamaWeights w;
   private final LlamaConfig c;
   private final Rope rope;
   private final WorkerPool pool;
+  private final Workspace ws;
   private final int hidden;
   private final int qDim;
   private final int kvDim;
@@ -23,12 +27,15 @@ final class ForwardPass {
   private final int headDim;
   private final int group;
   private final float scale;
+  /** Per-thread attention scratch (a task may run on any thread, and twice: never shared). */
+  private final ThreadLocal<float[]> scratch = ThreadLocal.withInitial(() -> new float[1024]);
 
   ForwardPass(LlamaWeights w, Rope rope, WorkerPool pool) {
     this.w = w;
     this.c = w.config;
     this.rope = rope;
     this.pool = pool;
+    this.ws = new Workspace(c);
     hidden = c.hiddenSize();
     qDim = c.qDim();
     kvDim = c.kvDim();
@@ -41,115 +48,116 @@ final class ForwardPass {
 
   float[][] run(List<ForwardChunk> chunks, KvStore kv) {
     int n = 0;
+    int m = 0;
     for (ForwardChunk ch : chunks) {
       n += ch.tokens().length;
+      m += ch.wantLogits() ? 1 : 0;
     }
     final int numTokens = n;
-    int[] chunkOf = new int[n];
-    int[] posOf = new int[n];
-    float[] x = new float[n * hidden];
+    ws.prepare(n, m, pool.quiescent());
     int t = 0;
+    int blocks = 0;
     for (int ci = 0; ci < chunks.size(); ci++) {
       ForwardChunk ch = chunks.get(ci);
       for (int i = 0; i < ch.tokens().length; i++, t++) {
-        chunkOf[t] = ci;
-        posOf[t] = ch.startPos() + i;
-        System.arraycopy(w.embed, ch.tokens()[i] * hidden, x, t * hidden, hidden);
+        ws.chunkOf[t] = ci;
+        ws.posOf[t] = ch.startPos() + i;
+        w.embed.row(ch.tokens()[i], ws.x, t * hidden);
+        if (i % Attention.TOKEN_BLOCK == 0) {
+          ws.blockFrom[blocks] = t;
+          ws.blockTo[blocks++] = Math.min(t + Attention.TOKEN_BLOCK, t - i + ch.tokens().length);
+        }
       }
     }
-    // Every phase writes a fresh array (see WorkerPool: a straggling task may run late or twice).
+    final int attentionTasks = blocks * c.numKvHeads();
     for (int l = 0; l < c.numLayers(); l++) {
+      if (l > 0 && !pool.quiescent()) {
+        ws.renewShared(); // a straggler of the last layer may still write its arrays
+      }
       LlamaWeights.Layer layer = w.layers[l];
       float[] keys = kv.keys(l);
       float[] values = kv.values(l);
-      // Rotated in a copy: a straggling matmul task may still write its (unrotated) rows into its output.
-      float[] qkv = matmul(layer.wqkv(), qkvDim, hidden, rmsNorm(x, layer.attnNorm(), numTokens), numTokens).clone();
+      rmsNorm(ws.x, layer.attnNorm(), numTokens, ws.xn);
+      matmul(layer.wqkv(), ws.xn, numTokens, ws.qkv);
+      // Rotated in a copy (a straggling matmul task may still write unrotated rows into qkv).
       // RoPE and the KV writes run on this thread alone: the cache is shared state, never written by the pool.
+      float[] rot = ws.rot;
+      System.arraycopy(ws.qkv, 0, rot, 0, numTokens * qkvDim);
+      int[] chunkOf = ws.chunkOf;
+      int[] posOf = ws.posOf;
       for (int tok = 0; tok < numTokens; tok++) {
         int base = tok * qkvDim;
         int pos = posOf[tok];
-        rope.apply(qkv, base, c.numHeads(), pos);
-        rope.apply(qkv, base + qDim, c.numKvHeads(), pos);
+        rope.apply(rot, base, c.numHeads(), pos);
+        rope.apply(rot, base + qDim, c.numKvHeads(), pos);
         int slot = chunks.get(chunkOf[tok]).slots()[pos];
-        System.arraycopy(qkv, base + qDim, keys, slot * kvDim, kvDim);
-        System.arraycopy(qkv, base + qDim + kvDim, values, slot * kvDim, kvDim);
+        System.arraycopy(rot, base + qDim, keys, slot * kvDim, kvDim);
+        System.arraycopy(rot, base + qDim + kvDim, values, slot * kvDim, kvDim);
       }
-      float[] att = new float[numTokens * qDim];
-      int headTasks = numTokens * c.numHeads();
-      pool.run(headTasks, th -> {
-        int tok = th / c.numHeads();
-        attendHead(qkv, tok, th % c.numHeads(), posOf[tok], chunks.get(chunkOf[tok]).slots(), keys, values, att);
+      float[] att = ws.att;
+      int[] blockFrom = ws.blockFrom;
+      int[] blockTo = ws.blockTo;
+      pool.run(attentionTasks, task -> {
+        int b = task / c.numKvHeads();
+        int from = blockFrom[b];
+        attend(rot, from, blockTo[b], posOf[from], chunks.get(chunkOf[from]).slots(), keys, values,
+            task % c.numKvHeads(), att);
       });
-      float[] h = add(x, matmul(layer.wo(), hidden, qDim, att, numTokens));
-      float[] gu = matmul(layer.wGateUp(), 2 * inter, hidden, rmsNorm(h, layer.mlpNorm(), numTokens), numTokens);
-      x = add(h, matmul(layer.wDown(), hidden, inter, swiGlu(gu, numTokens), numTokens));
+      matmul(layer.wo(), att, numTokens, ws.o);
+      add(ws.x, ws.o, ws.h, numTokens * hidden);
+      rmsNorm(ws.h, layer.mlpNorm(), numTokens, ws.hn);
+      matmul(layer.wGateUp(), ws.hn, numTokens, ws.gu);
+      swiGlu(ws.gu, numTokens, ws.act);
+      matmul(layer.wDown(), ws.act, numTokens, ws.down);
+      add(ws.h, ws.down, ws.x, numTokens * hidden);
     }
-    return logits(chunks, x);
+    return logits(chunks, m);
   }
 
-  private float[][] logits(List<ForwardChunk> chunks, float[] x) {
-    int m = 0;
-    for (ForwardChunk ch : chunks) {
-      m += ch.wantLogits() ? 1 : 0;
-    }
+  private float[][] logits(List<ForwardChunk> chunks, int m) {
     float[][] result = new float[chunks.size()][];
     if (m == 0) {
       return result;
     }
-    float[] last = new float[m * hidden];
+    if (!pool.quiescent()) {
+      ws.renewShared();
+    }
+    float[] last = ws.last;
     int row = 0;
     int t = 0;
     for (ForwardChunk ch : chunks) {
       t += ch.tokens().length;
       if (ch.wantLogits()) {
-        System.arraycopy(x, (t - 1) * hidden, last, row++ * hidden, hidden);
+        System.arraycopy(ws.x, (t - 1) * hidden, ws.h, row++ * hidden, hidden);
       }
     }
+    rmsNorm(ws.h, w.finalNorm, m, last);
     int vocab = c.vocabSize();
-    float[] out = matmul(w.lmHead, vocab, hidden, rmsNorm(last, w.finalNorm, m), m);
+    float[] out = ws.logits;
+    matmul(w.lmHead, last, m, out);
     row = 0;
     for (int ci = 0; ci < chunks.size(); ci++) {
       if (chunks.get(ci).wantLogits()) {
-        float[] r = new float[vocab];
-        System.arraycopy(out, row++ * vocab, r, 0, vocab);
-        result[ci] = r;
+        result[ci] = java.util.Arrays.copyOfRange(out, row * vocab, ++row * vocab);
       }
     }
     return result;
   }
 
-  /** Causal attention of one query head over positions 0..pos of its sequence. */
-  private void attendHead(float[] qkv, int tok, int head, int pos, int[] slots, float[] keys, float[] values,
-      float[] att) {
-    int qOff = tok * qkvDim + head * headDim;
-    int kvOff = (head / group) * headDim;
-    float[] scores = new float[pos + 1];
-    float max = Float.NEGATIVE_INFINITY;
-    for (int j = 0; j <= pos; j++) {
-      float s = Kernels.dot(qkv, qOff, keys, slots[j] * kvDim + kvOff, headDim) * scale;
-      scores[j] = s;
-      max = Math.max(max, s);
+  /** Attention of batch tokens [from, to) (one chunk, from at position firstPos) for one KV head's query heads. */
+  private void attend(float[] qkv, int from, int to, int firstPos, int[] slots, float[] keys, float[] values,
+      int kvHead, float[] att) {
+    float[] scratch = this.scratch.get();
+    int need = Attention.scratchFloats(headDim, firstPos + (to - from) - 1);
+    if (scratch.length < need) {
+      scratch = new float[Math.max(need, 2 * scratch.length)];
+      this.scratch.set(scratch);
     }
-    float sum = 0f;
-    for (int j = 0; j <= pos; j++) {
-      float e = Kernels.exp(scores[j] - max);
-      scores[j] = e;
-      sum += e;
-    }
-    float inv = 1f / sum;
-    float[] acc = new float[headDim]; // local, then stored: a task may run twice (see WorkerPool)
-    for (int j = 0; j <= pos; j++) {
-      float p = scores[j] * inv;
-      int v = slots[j] * kvDim + kvOff;
-      for (int d = 0; d < headDim; d++) {
-        acc[d] += p * values[v + d];
-      }
-    }
-    System.arraycopy(acc, 0, att, tok * qDim + head * headDim, headDim);
+    Attention.block(qkv, qkvDim, from, to, firstPos, slots, keys, values, kvDim, kvHead, group, headDim, scale,
+        scratch, att, qDim);
   }
 
-  private float[] rmsNorm(float[] in, float[] weight, int numTokens) {
-    float[] out = new float[numTokens * hidden];
+  private void rmsNorm(float[] in, float[] weight, int numTokens, float[] out) {
     float eps = (float) c.rmsNormEps();
     for (int t = 0; t < numTokens; t++) {
       int o = t * hidden;
@@ -159,37 +167,35 @@ final class ForwardPass {
         out[o + i] = weight[i] * (in[o + i] * inv);
       }
     }
-    return out;
   }
 
-  private float[] swiGlu(float[] gu, int numTokens) {
-    float[] act = new float[numTokens * inter];
-    pool.run(numTokens, t -> {
-      int g = t * 2 * inter;
-      int a = t * inter;
-      for (int i = 0; i < inter; i++) {
-        float gate = gu[g + i];
-        float silu = gate / (1f + Kernels.exp(-gate));
-        act[a + i] = silu * gu[g + inter + i];
-      }
-    });
-    return act;
+  private void swiGlu(float[] gu, int numTokens, float[] act) {
+    pool.run(numTokens, t -> Kernels.swiGlu(gu, t * 2 * inter, inter, act, t * inter));
   }
 
-  private static float[] add(float[] x, float[] delta) {
-    float[] sum = new float[x.length];
-    for (int i = 0; i < x.length; i++) {
+  private static void add(float[] x, float[] delta, float[] sum, int n) {
+    for (int i = 0; i < n; i++) {
       sum[i] = x[i] + delta[i];
     }
-    return sum;
   }
 
-  /** out[t][o] = dot(weight row o, in row t), split across output rows. */
-  private float[] matmul(float[] weight, int outDim, int inDim, float[] in, int numTokens) {
-    float[] out = new float[numTokens * outDim];
-    int tasks = (outDim + ROWS_PER_TASK - 1) / ROWS_PER_TASK;
-    pool.run(tasks, task -> Kernels.matmulRows(weight, inDim, task * ROWS_PER_TASK,
-        Math.min(outDim, (task + 1) * ROWS_PER_TASK), in, numTokens, out, outDim));
-    return out;
+  /**
+   * out[t][o] = dot(weight row o, in row t) for t < numTokens, split into tasks of whole panels
+   * (a panel's weights are read once per task) by blocks of tokens.
+   */
+  private void matmul(PackedMatrix weight, float[] in, int numTokens, float[] out) {
+    int tokenBlocks = (numTokens + TOKEN_BLOCK - 1) / TOKEN_BLOCK;
+    long panelWork = (long) weight.cols * weight.width * Math.min(numTokens, TOKEN_BLOCK);
+    int wanted = (int) Math.max(1, (MIN_TASK_FMAS + panelWork - 1) / panelWork);
+    int balanced = Math.max(1, weight.panels * tokenBlocks / (4 * pool.threads()));
+    int perTask = Math.min(wanted, balanced);
+    int groups = (weight.panels + perTask - 1) / perTask;
+    int stride = weight.rows;
+    pool.run(groups * tokenBlocks, task -> {
+      int p0 = (task / tokenBlocks) * perTask;
+      int t0 = (task % tokenBlocks) * TOKEN_BLOCK;
+      Matmul.run(weight, p0, Math.min(weight.panels, p0 + perTask), in, t0,
+          Math.min(numTokens, t0 + TOKEN_BLOCK), out, stride);
+    });
   }
 }

@@ -1,13 +1,12 @@
 package dev.tandem.engine.model;
 
 /**
- * Scalar float kernels with one fixed reduction order per output element.
+ * Scalar float kernels for attention, norms and activations, each with one fixed operation order
+ * (the matrix products are in {@link Matmul}).
  *
- * <p>Every dot product of length n sums lane k = elements i ≡ k (mod 4) of the first n - n % 4
- * in ascending order, combines the lanes as (l0 + l1) + (l2 + l3), then adds the tail in order.
- * The multi-token kernels interleave several tokens against one weight row (so the row is read
- * from memory once) but perform exactly the same operations per token, so a result does not
- * depend on how many tokens were processed together: that is the batch invariance.
+ * <p>{@link #dot} (attention scores, RMS norms) sums lane k = elements i ≡ k (mod 4) of the first
+ * n - n % 4 in ascending order, combines the lanes as (l0 + l1) + (l2 + l3), then adds the tail
+ * in order; whichever thread or batch it runs in, the result is the same.
  */
 final class Kernels {
   private Kernels() {}
@@ -32,72 +31,30 @@ final class Kernels {
     return s;
   }
 
-  /** Bytes of token rows kept hot in cache while a block of weight rows is multiplied against them. */
-  private static final int TOKEN_TILE_BYTES = 32 << 10;
-
   /**
-   * out[t * outStride + o] = dot(w row o, x row t) for rows {@code o in [rowStart, rowEnd)} and
-   * tokens {@code t in [0, numTokens)}; x rows are {@code n} floats apart. Tokens are taken in
-   * tiles that stay in cache while every row of the block passes over them (the block's rows stay
-   * in cache across tiles), so a long prefill does not stream all tokens once per row.
+   * act[a + i] = silu(gu[g + i]) * gu[g + n + i] for i < n: one token's SwiGLU (gate, then up),
+   * silu(x) = x / (1 + exp(-x)). The vector version ({@link VectorMath}) gives the same bits.
    */
-  static void matmulRows(float[] w, int n, int rowStart, int rowEnd, float[] x, int numTokens,
-      float[] out, int outStride) {
-    int tile = Math.max(2, (TOKEN_TILE_BYTES / (n * Float.BYTES)) & ~1);
-    for (int t0 = 0; t0 < numTokens; t0 += tile) {
-      int t1 = Math.min(numTokens, t0 + tile);
-      for (int o = rowStart; o < rowEnd; o++) {
-        int wo = o * n;
-        int t = t0;
-        for (; t + 2 <= t1; t += 2) {
-          dot2(w, wo, x, t * n, (t + 1) * n, n, out, t * outStride + o, (t + 1) * outStride + o);
-        }
-        for (; t < t1; t++) {
-          out[t * outStride + o] = dot(w, wo, x, t * n, n);
-        }
-      }
+  static void swiGlu(float[] gu, int g, int n, float[] act, int a) {
+    if (Simd.VECTOR) {
+      VectorMath.swiGlu(gu, g, n, act, a);
+    } else {
+      scalarSwiGlu(gu, g, n, act, a, 0);
     }
   }
 
-  /** Two dot products against one weight row, each in {@link #dot}'s exact order. */
-  private static void dot2(float[] w, int wo, float[] x, int xa, int xb, int n, float[] out, int oa, int ob) {
-    float a0 = 0f;
-    float a1 = 0f;
-    float a2 = 0f;
-    float a3 = 0f;
-    float b0 = 0f;
-    float b1 = 0f;
-    float b2 = 0f;
-    float b3 = 0f;
-    int n4 = n & ~3;
-    int i = 0;
-    for (; i < n4; i += 4) {
-      float w0 = w[wo + i];
-      float w1 = w[wo + i + 1];
-      float w2 = w[wo + i + 2];
-      float w3 = w[wo + i + 3];
-      a0 += w0 * x[xa + i];
-      a1 += w1 * x[xa + i + 1];
-      a2 += w2 * x[xa + i + 2];
-      a3 += w3 * x[xa + i + 3];
-      b0 += w0 * x[xb + i];
-      b1 += w1 * x[xb + i + 1];
-      b2 += w2 * x[xb + i + 2];
-      b3 += w3 * x[xb + i + 3];
+  /** The scalar SwiGLU of elements {@code [from, n)}. */
+  static void scalarSwiGlu(float[] gu, int g, int n, float[] act, int a, int from) {
+    for (int i = from; i < n; i++) {
+      float gate = gu[g + i];
+      float silu = gate / (1f + exp(-gate));
+      act[a + i] = silu * gu[g + n + i];
     }
-    float a = (a0 + a1) + (a2 + a3);
-    float b = (b0 + b1) + (b2 + b3);
-    for (; i < n; i++) {
-      a += w[wo + i] * x[xa + i];
-      b += w[wo + i] * x[xb + i];
-    }
-    out[oa] = a;
-    out[ob] = b;
   }
 
-  private static final float LOG2E = 1.44269504f;
-  private static final float LN2_HI = 0.693145752f; // ln 2 split so k * LN2_HI is exact for |k| < 2^8
-  private static final float LN2_LO = 1.42860677e-6f;
+  static final float LOG2E = 1.44269504f;
+  static final float LN2_HI = 0.693145752f; // ln 2 split so k * LN2_HI is exact for |k| < 2^8
+  static final float LN2_LO = 1.42860677e-6f;
 
   /**
    * e^x in float arithmetic only (Cody-Waite reduction, degree-7 Taylor polynomial; within 2 ulp).

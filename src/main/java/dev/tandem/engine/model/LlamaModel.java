@@ -10,16 +10,17 @@ import org.slf4j.LoggerFactory;
  * logits are bit-identical whatever else is in the batch and however its prompt was chunked.
  * Thread-safe for one caller at a time (the engine's step thread); uses its own worker threads.
  *
- * <p>Parallelism: a fixed pool of daemon threads (the calling thread included) splits every
- * matrix product across output features (each task owns whole rows and computes every token of the
- * step against them, so a weight row is read from memory once per step) and attention across
- * (token, head) pairs. No reduction is ever split, and every element is computed by kernels with
- * one fixed summation order ({@link Kernels}), so neither the thread count nor the batch shape
- * changes a bit. RoPE and the KV writes run on the calling thread. A worker descheduled mid-task
- * (a busy shared machine) never holds up a step: the caller reruns its task ({@link WorkerPool}).
+ * <p>Parallelism: a fixed pool of daemon threads (the calling thread included; their number is the
+ * engine's core budget) splits every matrix product into blocks of weight panels by blocks of
+ * tokens (a panel is read once per block) and attention into blocks of a sequence's query tokens by
+ * KV head. No reduction is ever split: every output element is one chain of operations in a fixed
+ * order ({@link Matmul}, {@link Attention}), so neither the thread count, the batch shape, the
+ * vector width nor the Vector API's presence changes a bit. RoPE and the KV writes run on the
+ * calling thread. A worker descheduled mid-task (a busy shared machine) never holds up a step: the
+ * caller reruns its task ({@link WorkerPool}).
  *
- * <p>Only IEEE float +, -, *, / and sqrt are used (exp is computed from them, see
- * {@link Kernels#exp}), so engines on different JVMs and machines compute the same bits.
+ * <p>Only IEEE float +, -, *, /, sqrt and fused multiply-add are used (exp is computed from them,
+ * see {@link Kernels#exp}), so engines on different JVMs and machines compute the same bits.
  */
 public final class LlamaModel implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LlamaModel.class);
@@ -47,9 +48,10 @@ public final class LlamaModel implements AutoCloseable {
   public static LlamaModel load(Path dir, int threads) throws ModelLoadException {
     long t0 = System.nanoTime();
     LlamaWeights weights = LlamaWeights.load(dir);
-    LOG.info("loaded {} ({} layers, hidden {}, vocab {}, {} MB of weights) in {} ms, fingerprint {}",
+    LOG.info("loaded {} ({} layers, hidden {}, vocab {}, {} MB of {} weights) in {} ms, fingerprint {}; {} kernels",
         dir, weights.config.numLayers(), weights.config.hiddenSize(), weights.config.vocabSize(),
-        weights.floatBytes >> 20, (System.nanoTime() - t0) / 1_000_000, weights.fingerprint);
+        weights.weightBytes >> 20, weights.dtype, (System.nanoTime() - t0) / 1_000_000, weights.fingerprint,
+        Simd.describe());
     return new LlamaModel(weights, Math.max(1, threads));
   }
 
@@ -62,9 +64,14 @@ public final class LlamaModel implements AutoCloseable {
     return w.fingerprint;
   }
 
-  /** Bytes of weights one decode step reads (all matrices and norms; a tied lm_head once). */
+  /** Bytes of weights one decode step reads (all matrices and norms in their stored dtype; a tied lm_head once). */
   public long weightBytes() {
-    return w.floatBytes;
+    return w.weightBytes;
+  }
+
+  /** {@code vector 512-bit} or {@code scalar}: which kernels this JVM runs. */
+  public static String kernels() {
+    return Simd.describe();
   }
 
   /**

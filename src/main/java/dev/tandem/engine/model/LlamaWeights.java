@@ -8,40 +8,57 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * All weights of a Llama model as float arrays, in the layouts the forward pass wants: q/k/v
- * projections fused into one [qDim + 2 kvDim, hidden] matrix and gate/up into one
- * [2 intermediate, hidden] matrix (fewer, larger parallel loops). Also computes the fingerprint.
+ * All weights of a Llama model in the layouts the forward pass wants: matrices packed in panels
+ * ({@link PackedMatrix}) in their checkpoint dtype (a bf16 model keeps 2 bytes per weight),
+ * q/k/v projections fused into one [qDim + 2 kvDim, hidden] matrix and gate/up into one
+ * [2 intermediate, hidden] matrix (fewer, larger parallel loops); norm weights as floats. The
+ * embedding table is the lm_head matrix when they are tied (rows read back for the lookup). Also
+ * computes the fingerprint.
  */
 final class LlamaWeights {
 
-  /** One decoder layer. Matrices are row-major [out, in], as Hugging Face stores them. */
-  record Layer(float[] attnNorm, float[] wqkv, float[] wo, float[] mlpNorm, float[] wGateUp, float[] wDown) {}
+  /** One decoder layer. Matrices are [out, in], as Hugging Face stores them. */
+  record Layer(float[] attnNorm, PackedMatrix wqkv, PackedMatrix wo, float[] mlpNorm, PackedMatrix wGateUp,
+      PackedMatrix wDown) {}
 
   final LlamaConfig config;
-  final float[] embed;
+  final PackedMatrix embed;
   final Layer[] layers;
   final float[] finalNorm;
-  final float[] lmHead;
+  final PackedMatrix lmHead;
   final String fingerprint;
-  /** Bytes the weights occupy as float arrays (lm_head counted once when tied). */
-  final long floatBytes;
+  /** Bytes the weights occupy in their stored dtype (lm_head counted once when tied). */
+  final long weightBytes;
+  /** The matrices' dtype (F32 when they mix dtypes). */
+  final SafetensorsDtype dtype;
 
-  private LlamaWeights(LlamaConfig config, float[] embed, Layer[] layers, float[] finalNorm,
-      float[] lmHead, String fingerprint) {
+  private LlamaWeights(LlamaConfig config, PackedMatrix embed, Layer[] layers, float[] finalNorm,
+      PackedMatrix lmHead, String fingerprint) {
     this.config = config;
     this.embed = embed;
     this.layers = layers;
     this.finalNorm = finalNorm;
     this.lmHead = lmHead;
     this.fingerprint = fingerprint;
-    long n = embed.length + finalNorm.length + (lmHead == embed ? 0 : lmHead.length);
+    long n = embed.bytes() + (long) finalNorm.length * Float.BYTES + (lmHead == embed ? 0 : lmHead.bytes());
+    SafetensorsDtype d = embed.dtype;
     for (Layer l : layers) {
-      n += l.attnNorm.length + l.wqkv.length + l.wo.length + l.mlpNorm.length + l.wGateUp.length + l.wDown.length;
+      n += (long) (l.attnNorm.length + l.mlpNorm.length) * Float.BYTES + l.wqkv.bytes() + l.wo.bytes()
+          + l.wGateUp.bytes() + l.wDown.bytes();
+      for (PackedMatrix m : new PackedMatrix[] {l.wqkv, l.wo, l.wGateUp, l.wDown}) {
+        d = m.dtype == d ? d : SafetensorsDtype.F32;
+      }
     }
-    this.floatBytes = n * Float.BYTES;
+    this.weightBytes = n;
+    this.dtype = d;
   }
 
   static LlamaWeights load(Path dir) throws ModelLoadException {
+    return load(dir, 2 * Simd.LANES);
+  }
+
+  /** Loads with panels {@code width} rows wide (tests pack for either kernel). */
+  static LlamaWeights load(Path dir, int width) throws ModelLoadException {
     LlamaConfig c = LlamaConfig.load(dir);
     MessageDigest digest = sha256();
     try {
@@ -54,46 +71,35 @@ final class LlamaWeights {
       long kv = c.kvDim();
       long q = c.qDim();
       long inter = c.intermediateSize();
-      float[] embed = files.read("model.embed_tokens.weight", digest, c.vocabSize(), h);
+      // Read in the order the fingerprint has always used; each matrix is packed as soon as it is read.
+      PackedMatrix embed = PackedMatrix.pack(width, files.readRaw("model.embed_tokens.weight", digest, c.vocabSize(), h));
       Layer[] layers = new Layer[c.numLayers()];
       for (int i = 0; i < layers.length; i++) {
         String p = "model.layers." + i + ".";
         float[] attnNorm = files.read(p + "input_layernorm.weight", digest, h);
-        float[] wq = files.read(p + "self_attn.q_proj.weight", digest, q, h);
-        float[] wk = files.read(p + "self_attn.k_proj.weight", digest, kv, h);
-        float[] wv = files.read(p + "self_attn.v_proj.weight", digest, kv, h);
-        float[] wo = files.read(p + "self_attn.o_proj.weight", digest, h, q);
+        RawTensor wq = files.readRaw(p + "self_attn.q_proj.weight", digest, q, h);
+        RawTensor wk = files.readRaw(p + "self_attn.k_proj.weight", digest, kv, h);
+        RawTensor wv = files.readRaw(p + "self_attn.v_proj.weight", digest, kv, h);
+        PackedMatrix wqkv = PackedMatrix.pack(width, wq, wk, wv);
+        PackedMatrix wo = PackedMatrix.pack(width, files.readRaw(p + "self_attn.o_proj.weight", digest, h, q));
         float[] mlpNorm = files.read(p + "post_attention_layernorm.weight", digest, h);
-        float[] gate = files.read(p + "mlp.gate_proj.weight", digest, inter, h);
-        float[] up = files.read(p + "mlp.up_proj.weight", digest, inter, h);
-        float[] down = files.read(p + "mlp.down_proj.weight", digest, h, inter);
-        layers[i] = new Layer(attnNorm, concat(wq, wk, wv), wo, mlpNorm, concat(gate, up), down);
+        RawTensor gate = files.readRaw(p + "mlp.gate_proj.weight", digest, inter, h);
+        RawTensor up = files.readRaw(p + "mlp.up_proj.weight", digest, inter, h);
+        PackedMatrix gateUp = PackedMatrix.pack(width, gate, up);
+        PackedMatrix down = PackedMatrix.pack(width, files.readRaw(p + "mlp.down_proj.weight", digest, h, inter));
+        layers[i] = new Layer(attnNorm, wqkv, wo, mlpNorm, gateUp, down);
       }
       float[] finalNorm = files.read("model.norm.weight", digest, h);
-      float[] lmHead;
+      PackedMatrix lmHead;
       if (c.tieWordEmbeddings()) {
         lmHead = embed;
       } else if (files.has("lm_head.weight")) {
-        lmHead = files.read("lm_head.weight", digest, c.vocabSize(), h);
+        lmHead = PackedMatrix.pack(width, files.readRaw("lm_head.weight", digest, c.vocabSize(), h));
       } else {
         throw new ModelLoadException(dir + ": missing tensor lm_head.weight (config.json has tie_word_embeddings false)");
       }
       return new LlamaWeights(c, embed, layers, finalNorm, lmHead, HexFormat.of().formatHex(digest.digest()));
     }
-  }
-
-  private static float[] concat(float[]... parts) {
-    int n = 0;
-    for (float[] p : parts) {
-      n += p.length;
-    }
-    float[] out = new float[n];
-    int at = 0;
-    for (float[] p : parts) {
-      System.arraycopy(p, 0, out, at, p.length);
-      at += p.length;
-    }
-    return out;
   }
 
   private static MessageDigest sha256() {

@@ -17,7 +17,8 @@ import java.util.TreeMap;
 
 /**
  * One {@code .safetensors} file: an 8-byte little-endian header length, a JSON header naming each
- * tensor's dtype, shape and byte range, then the raw data. Reads tensors as float arrays.
+ * tensor's dtype, shape and byte range, then the raw data. Reads tensors as float arrays, or as
+ * stored (16-bit patterns kept) for the weight matrices.
  */
 public final class SafetensorsFile implements AutoCloseable {
 
@@ -170,18 +171,52 @@ public final class SafetensorsFile implements AutoCloseable {
    * dtype, shape and raw bytes, so the fingerprint does not depend on how tensors are sharded.
    */
   public float[] readFloats(String name, MessageDigest digest) throws ModelLoadException {
+    TensorInfo t = info(name);
+    float[] out = new float[(int) t.numel()];
+    read(t, digest, (buf, done, count) -> t.dtype().decode(buf, out, done, count));
+    return out;
+  }
+
+  /**
+   * Reads a tensor as stored: F32 as floats, BF16/F16 as their 16-bit patterns (not widened).
+   * Shape [rows, cols] (a 1-D tensor is one row). The digest is fed as by {@link #readFloats}.
+   */
+  RawTensor readRaw(String name, MessageDigest digest) throws ModelLoadException {
+    TensorInfo t = info(name);
+    int numel = (int) t.numel();
+    int cols = t.shape().length == 0 ? 1 : (int) t.shape()[t.shape().length - 1];
+    int rows = cols == 0 ? 0 : numel / cols;
+    if (t.dtype() == SafetensorsDtype.F32) {
+      float[] out = new float[numel];
+      read(t, digest, (buf, done, count) -> buf.asFloatBuffer().get(out, done, count));
+      return new RawTensor(t.dtype(), rows, cols, out, null);
+    }
+    short[] out = new short[numel];
+    read(t, digest, (buf, done, count) -> buf.asShortBuffer().get(out, done, count));
+    return new RawTensor(t.dtype(), rows, cols, null, out);
+  }
+
+  private TensorInfo info(String name) throws ModelLoadException {
     TensorInfo t = tensors.get(name);
     if (t == null) {
       throw new ModelLoadException(path + ": no tensor " + name);
     }
-    long numel = t.numel();
-    if (numel > Integer.MAX_VALUE - 8) {
+    if (t.numel() > Integer.MAX_VALUE - 8) {
       throw new ModelLoadException(path + ": tensor " + name + " " + t.shapeString() + " is too large");
     }
+    return t;
+  }
+
+  /** Takes {@code count} elements from {@code buf} (little-endian) into element {@code done} onwards. */
+  private interface Sink {
+    void take(ByteBuffer buf, int done, int count);
+  }
+
+  private void read(TensorInfo t, MessageDigest digest, Sink sink) throws ModelLoadException {
+    long numel = t.numel();
     if (digest != null) {
-      digest.update((name + "|" + t.dtype() + "|" + t.shapeString() + "|").getBytes(StandardCharsets.UTF_8));
+      digest.update((t.name() + "|" + t.dtype() + "|" + t.shapeString() + "|").getBytes(StandardCharsets.UTF_8));
     }
-    float[] out = new float[(int) numel];
     int elemSize = t.dtype().size();
     int perChunk = READ_CHUNK / elemSize;
     ByteBuffer buf = ByteBuffer.allocate((int) Math.min((long) perChunk * elemSize, numel * elemSize))
@@ -196,13 +231,12 @@ public final class SafetensorsFile implements AutoCloseable {
         if (digest != null) {
           digest.update(buf.array(), 0, buf.limit());
         }
-        t.dtype().decode(buf, out, done, count);
+        sink.take(buf, done, count);
         done += count;
       }
     } catch (IOException e) {
-      throw new ModelLoadException(path + ": cannot read tensor " + name + ": " + e.getMessage(), e);
+      throw new ModelLoadException(path + ": cannot read tensor " + t.name() + ": " + e.getMessage(), e);
     }
-    return out;
   }
 
   private static void readFully(FileChannel ch, ByteBuffer buf, long position) throws IOException {

@@ -100,8 +100,17 @@ final class WeightFiles implements AutoCloseable {
     return byTensor.containsKey(name);
   }
 
-  /** Reads a tensor, checking that its shape is {@code expected}. */
+  /** Reads a tensor widened to float, checking that its shape is {@code expected}. */
   float[] read(String name, MessageDigest digest, long... expected) throws ModelLoadException {
+    return find(name, expected).readFloats(name, digest);
+  }
+
+  /** Reads a matrix in its stored dtype, checking that its shape is {@code expected}. */
+  RawTensor readRaw(String name, MessageDigest digest, long... expected) throws ModelLoadException {
+    return find(name, expected).readRaw(name, digest);
+  }
+
+  private SafetensorsFile find(String name, long... expected) throws ModelLoadException {
     SafetensorsFile f = byTensor.get(name);
     if (f == null) {
       throw new ModelLoadException(describe() + ": missing tensor " + name);
@@ -111,7 +120,7 @@ final class WeightFiles implements AutoCloseable {
       throw new ModelLoadException(f.path() + ": tensor " + name + " has shape " + t.shapeString()
           + " but config.json implies " + new SafetensorsFile.TensorInfo(name, t.dtype(), expected, 0, 0).shapeString());
     }
-    return f.readFloats(name, digest);
+    return f;
   }
 
   private String describe() {

@@ -13,9 +13,11 @@ import java.util.concurrent.locks.LockSupport;
  * unclaimed task is left, the caller runs any task that is still unfinished itself. Tasks must
  * therefore be <em>idempotent</em>: running one twice, even concurrently, or late (after the loop
  * returned), writes the same values, and nothing a late run writes is still read once its inputs
- * change. The model satisfies this by writing every phase's output into a fresh array, never into
- * shared state such as the KV cache, and computing each element with one fixed operation order
- * whichever thread runs it (which is also what keeps it batch-invariant).
+ * change. The model satisfies this by writing every phase's output into its own array, never into
+ * shared state such as the KV cache, computing each element with one fixed operation order
+ * whichever thread runs it (which is also what keeps it batch-invariant), and reusing those
+ * arrays for the next layer or step only when {@link #quiescent()} says no late task is left
+ * (else it takes fresh ones).
  *
  * <p>Workers spin briefly between loops (a forward step runs hundreds of short loops back to
  * back) and then park, so an idle model costs no CPU.
@@ -46,10 +48,30 @@ final class WorkerPool implements AutoCloseable {
       this.done = new AtomicIntegerArray(count);
     }
 
-    /** Claims and runs tasks until none is unclaimed. */
+    /** Claims and runs tasks until none is unclaimed (the calling thread). */
     void drain() {
       for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
         runTask(i);
+      }
+    }
+
+    /**
+     * As {@link #drain()}, for a worker: counted in {@code busy} from before it claims a task until
+     * that task is done, so that {@code busy == 0} once a loop has returned means no task of it
+     * (or of any earlier loop) is still running or can start.
+     */
+    void drainCounted(AtomicInteger busy) {
+      while (true) {
+        busy.incrementAndGet();
+        try {
+          int i = next.getAndIncrement();
+          if (i >= count) {
+            return;
+          }
+          runTask(i);
+        } finally {
+          busy.decrementAndGet();
+        }
       }
     }
 
@@ -68,6 +90,8 @@ final class WorkerPool implements AutoCloseable {
   }
 
   private final Thread[] workers;
+  /** Workers inside {@link Job#drainCounted} (claiming or running a task). */
+  private final AtomicInteger busy = new AtomicInteger();
   private volatile Job job;
   private volatile boolean closed;
 
@@ -117,6 +141,19 @@ final class WorkerPool implements AutoCloseable {
     }
   }
 
+  /**
+   * True when no worker is running a task of any loop: arrays that earlier loops' tasks read or
+   * wrote may then be reused. False (rarely) while a descheduled straggler still finishes one.
+   */
+  boolean quiescent() {
+    return busy.get() == 0;
+  }
+
+  /** Threads computing a loop, the caller's included. */
+  int threads() {
+    return workers.length + 1;
+  }
+
   private void workerLoop() {
     Job seen = null;
     while (!closed) {
@@ -133,7 +170,7 @@ final class WorkerPool implements AutoCloseable {
         return;
       }
       seen = j;
-      j.drain();
+      j.drainCounted(busy);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.tandem.engine.server;
 
+import dev.tandem.engine.model.CoreBudget;
 import dev.tandem.engine.sched.EngineCounters;
 import dev.tandem.engine.sched.EngineStats;
 import io.micrometer.core.instrument.Counter;
@@ -29,8 +30,12 @@ final class EngineMetrics {
   private final Supplier<EngineStats> stats;
   private final Map<String, Counter> routes = new ConcurrentHashMap<>();
 
-  EngineMetrics(Supplier<EngineStats> stats) {
+  EngineMetrics(Supplier<EngineStats> stats, CoreBudget cores) {
     this.stats = stats;
+    Gauge.builder(PREFIX + "compute_threads", cores, CoreBudget::threads)
+        .description("Model threads: the engine's core budget.")
+        .tag("cpus", cores.cpuList()).tag("pinned", Boolean.toString(cores.pinned()))
+        .register(registry);
     gauge("running", "Sequences in the running batch.", EngineStats::running);
     gauge("waiting", "Sequences waiting for admission.", EngineStats::waiting);
     gauge("parked", "prep_recv reservations waiting for start_generate.", EngineStats::parked);

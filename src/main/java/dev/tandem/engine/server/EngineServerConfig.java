@@ -1,5 +1,6 @@
 package dev.tandem.engine.server;
 
+import dev.tandem.engine.model.CoreBudget;
 import java.time.Duration;
 
 /**
@@ -9,9 +10,10 @@ import java.time.Duration;
  * @param debug --enable-debug: {@code usage.extra} and the /debug routes
  * @param clientStallLimit how long a streaming client may read nothing while its request is held
  *     for it before its stream is cut and the request freed
+ * @param cores the cores the model computes on (shown in /metrics)
  */
 public record EngineServerConfig(String host, int port, String modelId, boolean debug,
-    Duration clientStallLimit) {
+    Duration clientStallLimit, CoreBudget cores) {
   public static final Duration DEFAULT_CLIENT_STALL_LIMIT = Duration.ofSeconds(120);
 
   public EngineServerConfig {
@@ -21,6 +23,6 @@ public record EngineServerConfig(String host, int port, String modelId, boolean 
   }
 
   public EngineServerConfig(String host, int port, String modelId, boolean debug) {
-    this(host, port, modelId, debug, DEFAULT_CLIENT_STALL_LIMIT);
+    this(host, port, modelId, debug, DEFAULT_CLIENT_STALL_LIMIT, CoreBudget.all());
   }
 }

@@ -57,7 +57,7 @@ public final class EngineServerVerticle extends VerticleBase {
     this.world = world;
     this.config = config;
     this.chat = chat;
-    this.metrics = new EngineMetrics(engine::stats);
+    this.metrics = new EngineMetrics(engine::stats, config.cores());
   }
 
   @Override

@@ -36,27 +36,43 @@ class KernelsTest {
   }
 
   @Test
-  void batchedMatmulMatchesSingleTokenDotBitForBit() {
-    Random r = new Random(3);
-    int n = 103;
-    int rows = 9;
-    float[] w = new float[rows * n];
-    float[] x = new float[7 * n];
-    for (int i = 0; i < w.length; i++) {
-      w[i] = (float) r.nextGaussian();
+  void vectorExpAndSwiGluGiveTheScalarBits() {
+    Random r = new Random(12);
+    int n = 1 << 16;
+    float[] x = new float[n];
+    for (int i = 0; i < n; i++) {
+      x[i] = switch (i % 4) {
+        case 0 -> (r.nextFloat() * 2 - 1) * 110f;
+        case 1 -> (float) r.nextGaussian() * 4;
+        case 2 -> Float.intBitsToFloat(r.nextInt()); // any float: NaNs, infinities, huge, tiny
+        default -> -104f + (r.nextFloat() - 0.5f) * 1e-3f * (i % 7) + 88.8f * (i % 3 == 0 ? 1 : 0);
+      };
     }
-    for (int i = 0; i < x.length; i++) {
-      x[i] = (float) r.nextGaussian();
-    }
-    for (int tokens = 1; tokens <= 7; tokens++) {
-      float[] out = new float[tokens * rows];
-      Kernels.matmulRows(w, n, 0, rows, x, tokens, out, rows);
-      for (int t = 0; t < tokens; t++) {
-        for (int o = 0; o < rows; o++) {
-          assertEquals(Float.floatToRawIntBits(Kernels.dot(w, o * n, x, t * n, n)),
-              Float.floatToRawIntBits(out[t * rows + o]), "token " + t + " row " + o + " of " + tokens);
+    float[] edges = {0f, -0f, -104f, Math.nextUp(-104f), 88.8f, Math.nextUp(88.8f), -87.4f, -100f, 88.7f,
+        Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, Float.MAX_VALUE, -Float.MAX_VALUE, 1e-40f};
+    System.arraycopy(edges, 0, x, 0, edges.length);
+    int lanes = jdk.incubator.vector.FloatVector.SPECIES_PREFERRED.length();
+    float[] got = new float[lanes];
+    for (int i = 0; i + lanes <= n; i += lanes) {
+      VectorMath.exp(jdk.incubator.vector.FloatVector.fromArray(jdk.incubator.vector.FloatVector.SPECIES_PREFERRED, x, i))
+          .intoArray(got, 0);
+      for (int j = 0; j < lanes; j++) {
+        float want = Kernels.exp(x[i + j]);
+        if (Float.floatToRawIntBits(want) != Float.floatToRawIntBits(got[j])) {
+          fail("exp(" + x[i + j] + "): vector " + got[j] + ", scalar " + want);
         }
       }
+    }
+    float[] gu = new float[2 * 1000 + 3];
+    for (int i = 0; i < gu.length; i++) {
+      gu[i] = (float) r.nextGaussian() * 6;
+    }
+    float[] vec = new float[1000];
+    float[] sca = new float[1000];
+    VectorMath.swiGlu(gu, 3, 1000, vec, 0);
+    Kernels.scalarSwiGlu(gu, 3, 1000, sca, 0, 0);
+    for (int i = 0; i < 1000; i++) {
+      assertEquals(Float.floatToRawIntBits(sca[i]), Float.floatToRawIntBits(vec[i]), "swiGlu " + i);
     }
   }
 }

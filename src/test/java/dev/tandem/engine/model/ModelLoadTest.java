@@ -20,12 +20,13 @@ class ModelLoadTest {
     RandomModelWriter.write(tmp, c, 5, SafetensorsDtype.F32);
     LlamaWeights w = LlamaWeights.load(tmp);
     assertEquals(c, w.config);
-    assertSame(w.embed, w.lmHead, "tied embeddings share one array");
+    assertSame(w.embed, w.lmHead, "tied embeddings share one matrix");
+    float[] embed = unpacked(w.embed);
     try (SafetensorsFile f = SafetensorsFile.open(tmp.resolve("model.safetensors"))) {
-      assertArrayEquals(f.readFloats("model.embed_tokens.weight", null), w.embed);
+      assertArrayEquals(f.readFloats("model.embed_tokens.weight", null), embed);
       float[] q = f.readFloats("model.layers.2.self_attn.q_proj.weight", null);
       float[] k = f.readFloats("model.layers.2.self_attn.k_proj.weight", null);
-      float[] fused = w.layers[2].wqkv();
+      float[] fused = unpacked(w.layers[2].wqkv());
       for (int i = 0; i < q.length; i++) {
         assertEquals(q[i], fused[i]);
       }
@@ -35,12 +36,12 @@ class ModelLoadTest {
     }
     double sum = 0;
     double sq = 0;
-    for (float v : w.embed) {
+    for (float v : embed) {
       sum += v;
       sq += v * v;
     }
-    assertEquals(0.0, sum / w.embed.length, 0.001);
-    assertEquals(0.02, Math.sqrt(sq / w.embed.length), 0.001, "init std");
+    assertEquals(0.0, sum / embed.length, 0.001);
+    assertEquals(0.02, Math.sqrt(sq / embed.length), 0.001, "init std");
     assertEquals(1f, w.finalNorm[0]);
   }
 
@@ -53,9 +54,13 @@ class ModelLoadTest {
     LlamaWeights full = LlamaWeights.load(tmp.resolve("f32"));
     LlamaWeights bf = LlamaWeights.load(tmp.resolve("bf16"));
     LlamaWeights half = LlamaWeights.load(tmp.resolve("f16"));
-    float[] a = full.layers[1].wDown();
-    float[] b = bf.layers[1].wDown();
-    float[] h = half.layers[1].wDown();
+    assertEquals(SafetensorsDtype.BF16, bf.dtype, "bf16 matrices stay bf16");
+    assertEquals(SafetensorsDtype.F16, half.dtype);
+    assertEquals(SafetensorsDtype.F32, full.dtype);
+    assertEquals(full.weightBytes - bf.weightBytes, bf.weightBytes - normBytes(c), "16-bit matrices are half the bytes");
+    float[] a = unpacked(full.layers[1].wDown());
+    float[] b = unpacked(bf.layers[1].wDown());
+    float[] h = unpacked(half.layers[1].wDown());
     for (int i = 0; i < a.length; i++) {
       assertEquals(Float.intBitsToFloat(SafetensorsDtype.floatToBf16(a[i]) << 16), b[i]);
       assertEquals(SafetensorsDtype.halfToFloat(SafetensorsDtype.floatToHalf(a[i])), h[i]);
@@ -88,5 +93,19 @@ class ModelLoadTest {
       assertEquals(a.fingerprint(), b.fingerprint());
       assertNotEquals(a.fingerprint(), d.fingerprint());
     }
+  }
+
+  /** Row-major floats of a packed matrix. */
+  static float[] unpacked(PackedMatrix m) {
+    float[] out = new float[m.rows * m.cols];
+    for (int r = 0; r < m.rows; r++) {
+      m.row(r, out, r * m.cols);
+    }
+    return out;
+  }
+
+  /** Bytes of the norm weights (always floats). */
+  private static long normBytes(LlamaConfig c) {
+    return (2L * c.numLayers() + 1) * c.hiddenSize() * Float.BYTES;
   }
 }

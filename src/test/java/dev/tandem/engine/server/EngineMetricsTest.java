@@ -1,5 +1,6 @@
 package dev.tandem.engine.server;
 
+import dev.tandem.engine.model.CoreBudget;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,7 +17,8 @@ class EngineMetricsTest {
     EngineCounters c = new EngineCounters();
     c.requestsSubmitted.set(5);
     c.prefillNanos.set(1_500_000_000L);
-    EngineMetrics m = new EngineMetrics(() -> new EngineStats(2, 7, 1, 90, 128, 4, 12.5, c));
+    EngineMetrics m = new EngineMetrics(() -> new EngineStats(2, 7, 1, 90, 128, 4, 12.5, c),
+        CoreBudget.devices(0, 1));
     m.route("/v1/completions").increment();
     m.route("/v1/completions").increment();
     m.route("/microserving/prep_recv").increment();
@@ -48,7 +50,7 @@ class EngineMetricsTest {
   @Test
   void theDebugDumpCarriesTheLoadAnEngineVerticleReports() {
     EngineMetrics m = new EngineMetrics(() -> new EngineStats(2, 7, 0, 90, 128, 4, 0,
-        new EngineCounters()));
+        new EngineCounters()), CoreBudget.devices(0, 1));
     var metrics = m.mlcMetrics().getJsonObject("metrics");
     assertEquals(2, metrics.getInteger("running"));
     assertEquals(7, metrics.getInteger("waiting"));

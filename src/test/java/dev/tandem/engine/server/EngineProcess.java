@@ -29,11 +29,11 @@ public final class EngineProcess implements AutoCloseable {
     return Path.of(System.getProperty("tandem.jar", "target/tandem.jar")).toAbsolutePath();
   }
 
-  /** {@code java <test JVM flags> -jar tandem.jar args...}. */
+  /** {@code java <test JVM flags> -jar tandem.jar args...}, with the Vector API as engines get it from the fleet. */
   public static List<String> javaCommand(String heap, String... args) {
     List<String> cmd = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heap,
-        "-XX:+UseSerialGC",
+        "-XX:+UseSerialGC", "--add-modules=jdk.incubator.vector",
         "-Dai.djl.offline=true", "-Dhazelcast.phone.home.enabled=false", "-jar", jar().toString()));
     cmd.addAll(Arrays.asList(args));
     return cmd;

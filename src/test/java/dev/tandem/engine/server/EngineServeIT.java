@@ -27,8 +27,9 @@ class EngineServeIT {
   @BeforeAll
   static void start() throws Exception {
     model = EngineProcess.makeModel(tmp.resolve("tiny"), "tiny", 7);
-    engine = EngineProcess.serve(model, Map.of(), "--device", "cpu:0", "--enable-debug",
-        "--mode", "local", "--overrides", "max_num_sequence=8;max_total_seq_length=16384");
+    // one core, the second one (wrapping on a 1-core machine): as the fleet starts engine 1
+    engine = EngineProcess.serve(model, Map.of(), "--device", "cpu:1", "--enable-debug",
+        "--mode", "local", "--overrides", "max_num_sequence=8;max_total_seq_length=16384;tensor_parallel_shards=1");
     http = engine.http();
   }
 
@@ -170,5 +171,14 @@ class EngineServeIT {
     assertEquals(503, micro.status());
     assertTrue(micro.body().contains("MLC_NVSHMEM_INIT_CONFIG_JSON_STR"));
     assertEquals(200, http.post("/v1/completions", req("still alive", 2)).status());
+  }
+
+  @Test
+  void computesOnItsCoreBudgetShownInMetrics() throws Exception {
+    String metrics = http.get("/metrics").body();
+    boolean linux = System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).startsWith("linux");
+    String want = "tandem_engine_compute_threads{cpus=\"" + dev.tandem.engine.model.CoreBudget.devices(1, 1).cpuList()
+        + "\",pinned=\"" + linux + "\"}";
+    assertEquals(1, HttpJson.metric(metrics, want), want + " in\n" + metrics);
   }
 }

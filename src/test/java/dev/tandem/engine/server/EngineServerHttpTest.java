@@ -210,6 +210,9 @@ class EngineServerHttpTest {
     assertEquals(before + 1, HttpJson.metric(text, "tandem_engine_requests_received_total"));
     assertEquals(128, HttpJson.metric(text, "tandem_engine_kv_pages_total"));
     assertTrue(text.contains("# TYPE tandem_engine_running gauge"));
+    dev.tandem.engine.model.CoreBudget cores = dev.tandem.engine.model.CoreBudget.all();
+    assertEquals(cores.threads(), HttpJson.metric(text,
+        "tandem_engine_compute_threads{cpus=\"" + cores.cpuList() + "\",pinned=\"false\"}"), text);
     JsonObject dump = http.post("/debug/dump_engine_metrics", "{}").json().getJsonObject("metrics");
     assertTrue(dump.containsKey("prefill_tokens_sum") && dump.containsKey("kv_pages_free"));
   }

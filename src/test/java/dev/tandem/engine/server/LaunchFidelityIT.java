@@ -57,6 +57,7 @@ class LaunchFidelityIT {
         {"serve", m, "--overrides", "not_a_key=1"},
         {"serve", m, "--overrides", "max_num_sequence=lots"},
         {"serve", m, "--overrides", "prefill_chunk_size"},
+        {"serve", m, "--overrides", "tensor_parallel_shards=0"},
         {"serve", m, "--device", "cuda:0"},
         {"serve", m, "--additional-models", "/some/draft"},
         {"serve", m, "--speculative-mode", "eagle"},
