@@ -78,7 +78,7 @@ public final class RouterCommand implements Callable<Integer> {
           + " Default: 0.0.")
   Double pdBalanceFactor;
 
-  @Option(names = "--engine", paramLabel = "builtin|mlc", description = "Default: builtin.")
+  @Option(names = "--engine", paramLabel = "builtin|mlc|sim", description = "Default: builtin.")
   String engine;
 
   @Option(names = "--endpoint-roles", arity = "1..*", split = ",", paramLabel = "ROLE",
@@ -125,6 +125,11 @@ public final class RouterCommand implements Callable<Integer> {
       description = "Builtin engines share a class-data archive (written at the first fleet's stop)."
           + " Default: on; --no-engine-cds turns it off.")
   Boolean engineCds;
+
+  @Option(names = "--sim-profile", paramLabel = "NAME|FILE",
+      description = "With --engine sim: the simulated GPU and model (h100-llama3-8b,"
+          + " h100-llama3-70b-tp4, a100-llama2-13b or a JSON file). Default: h100-llama3-8b.")
+  String simProfile;
 
   @Option(names = "--print-config", description = "Print the resolved JSON configuration and exit.")
   boolean printConfig;
@@ -174,6 +179,7 @@ public final class RouterCommand implements Callable<Integer> {
           .filter(s -> !s.isEmpty()).toList());
     }
     if (engineCds != null) c.setEngineCds(engineCds);
+    if (simProfile != null) c.setSimProfile(simProfile);
     return c;
   }
 

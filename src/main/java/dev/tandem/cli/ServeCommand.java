@@ -56,7 +56,8 @@ public final class ServeCommand implements Callable<Integer> {
   String modelLib;
 
   @Option(names = "--device", defaultValue = "auto",
-      description = "cpu, cpu:N or auto (N labels the engine's PE / NUMA node).")
+      description = "cpu, cpu:N or auto (N labels the engine's PE / NUMA node); sim or sim:N runs"
+          + " a simulated GPU engine (see --sim-profile).")
   String device;
 
   @Option(names = "--enable-debug", description = "usage.extra and /debug routes (may repeat).")
@@ -102,6 +103,11 @@ public final class ServeCommand implements Callable<Integer> {
       description = "Seconds to wait for every PE of the KV world to join (Tandem extension).")
   long worldJoinTimeoutSeconds;
 
+  @Option(names = "--sim-profile", paramLabel = "NAME|FILE",
+      description = "With --device sim: the simulated GPU and model (shipped: h100-llama3-8b,"
+          + " h100-llama3-70b-tp4, a100-llama2-13b; or a JSON file). Default: h100-llama3-8b.")
+  String simProfile;
+
   @Override
   public Integer call() throws Exception {
     try {
@@ -114,41 +120,38 @@ public final class ServeCommand implements Callable<Integer> {
 
     // Vert.x (Netty, class loading) starts on its own thread while the model and tokenizer load,
     // so that part of an engine's start overlaps instead of adding up where a core is free.
-    CompletableFuture<Vertx> vertxStarting = CompletableFuture.supplyAsync(Vertx::vertx,
+    boolean sim = device.startsWith("sim");
+    CompletableFuture<Vertx> vertxStarting = CompletableFuture.supplyAsync(
+        () -> sim ? Vertx.vertx(SimServe.vertxOptions()) : Vertx.vertx(),
         runnable -> new Thread(runnable, "tandem-serve-vertx-start").start());
     Path dir = Path.of(model);
     long t0 = System.nanoTime();
-    LlamaModel llama;
-    TextTokenizer tokenizer;
+    ServedModel served;
     try {
-      llama = LlamaModel.load(dir);
-      tokenizer = DjlTokenizer.load(dir);
+      served = sim ? SimServe.load(dir, simProfile, mode, engineOverrides,
+              prefixCacheMode.equals("radix"), Duration.ofSeconds(parkedTtlSeconds))
+          : loadBuiltin(dir, engineOverrides);
     } catch (ModelLoadException | IOException e) {
       System.err.println("tandem serve: cannot load model " + dir + ": " + e.getMessage());
       vertxStarting.thenAccept(Vertx::close);
       return 1;
-    }
-    Runtime rt = Runtime.getRuntime();
-    long freeHeap = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
-    EngineOptions options;
-    try {
-      options = EngineSizing.size(llama.config(), mode, engineOverrides,
-          prefixCacheMode.equals("radix"), Duration.ofSeconds(parkedTtlSeconds), freeHeap);
     } catch (IllegalArgumentException e) {
       vertxStarting.thenAccept(Vertx::close);
       throw new ParameterException(spec.commandLine(), "tandem serve: " + e.getMessage());
     }
-    Engine engine = new Engine(ForwardModel.of(llama), tokenizer, options);
+    TextTokenizer tokenizer = served.tokenizer();
+    EngineOptions options = served.options();
+    Engine engine = new Engine(served.model(), tokenizer, options);
     engine.start();
-    LOG.info("model {} loaded in {} ms: {} layers, vocab {}, context {}", dir,
-        (System.nanoTime() - t0) / 1_000_000, llama.config().numLayers(),
-        llama.config().vocabSize(), options.maxSequenceLength());
+    LOG.info("{} loaded in {} ms: vocab {}, context {}", served.description(),
+        (System.nanoTime() - t0) / 1_000_000, served.model().config().vocabSize(),
+        options.maxSequenceLength());
 
     EngineWorld world = null;
     String worldConfig = System.getenv(KvWorld.ENV);
     if (worldConfig != null && !worldConfig.isBlank()) {
       try {
-        world = EngineWorld.join(worldConfig, 1, host, engine, llama.fingerprint(),
+        world = EngineWorld.join(worldConfig, 1, host, engine, served.model().fingerprint(),
             Duration.ofSeconds(worldJoinTimeoutSeconds));
       } catch (WorldException e) {
         System.err.println("tandem serve: cannot join the KV world: " + e.getMessage());
@@ -162,7 +165,8 @@ public final class ServeCommand implements Callable<Integer> {
     }
 
     Vertx vertx = vertxStarting.join();
-    EngineServerVerticle server = new EngineServerVerticle(engine, tokenizer, world,
+    KvWorld kvWorld = world == null ? null : served.worldView().apply(world);
+    EngineServerVerticle server = new EngineServerVerticle(engine, tokenizer, kvWorld,
         new EngineServerConfig(host, port, model, debug,
             Duration.ofSeconds(clientStallTimeoutSeconds)));
     try {
@@ -177,7 +181,7 @@ public final class ServeCommand implements Callable<Integer> {
       }
       return 1;
     }
-    EngineWorld joined = world;
+    KvWorld joined = kvWorld;
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       vertx.close();
       engine.close();
@@ -191,13 +195,36 @@ public final class ServeCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** The real model from the folder, sized by the heap left after loading it. */
+  private ServedModel loadBuiltin(Path dir, EngineOverrides engineOverrides)
+      throws ModelLoadException, IOException {
+    LlamaModel llama = LlamaModel.load(dir);
+    TextTokenizer tokenizer = DjlTokenizer.load(dir);
+    Runtime rt = Runtime.getRuntime();
+    long freeHeap = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
+    EngineOptions options;
+    try {
+      options = EngineSizing.size(llama.config(), mode, engineOverrides,
+          prefixCacheMode.equals("radix"), Duration.ofSeconds(parkedTtlSeconds), freeHeap);
+    } catch (IllegalArgumentException e) {
+      tokenizer.close();
+      throw e;
+    }
+    return new ServedModel(ForwardModel.of(llama), tokenizer, options, w -> w,
+        "model " + dir + " (" + llama.config().numLayers() + " layers)");
+  }
+
   /** Checks what picocli cannot; a problem is a usage error (exit 2). */
   private EngineOverrides validateFlags() {
     if (modelLib != null) {
       LOG.info("--model-lib {} is unused: the builtin engine runs the model folder directly", modelLib);
     }
-    if (!device.equals("auto") && !device.matches("cpu(:\\d+)?")) {
-      throw usage("--device " + device + ": the builtin engine runs on the CPU; use cpu, cpu:N or auto");
+    if (!device.equals("auto") && !device.matches("(cpu|sim)(:\\d+)?")) {
+      throw usage("--device " + device + ": the builtin engine runs on the CPU (cpu, cpu:N or auto)"
+          + " or simulates a GPU (sim, sim:N)");
+    }
+    if (simProfile != null && !device.startsWith("sim")) {
+      throw usage("--sim-profile needs --device sim or sim:N");
     }
     if (!List.of("local", "interactive", "server").contains(mode)) {
       throw usage("--mode " + mode + ": must be local, interactive or server");

@@ -54,6 +54,8 @@ public final class RouterConfig {
   public static final List<String> DEFAULT_ENGINE_JVM_OPTS = List.of();
   /** Builtin engines share a class-data archive (see {@code EngineCds}): faster, cheaper starts. */
   public static final boolean DEFAULT_ENGINE_CDS = true;
+  /** Simulated engines ({@code engine: sim}): the GPU and model they imitate (a name or a file). */
+  public static final String DEFAULT_SIM_PROFILE = "h100-llama3-8b";
 
   private String model;
   private String modelLib = DEFAULT_MODEL_LIB;
@@ -81,6 +83,7 @@ public final class RouterConfig {
   private String engineOverrides = DEFAULT_ENGINE_OVERRIDES;
   private List<String> engineJvmOpts = DEFAULT_ENGINE_JVM_OPTS;
   private boolean engineCds = DEFAULT_ENGINE_CDS;
+  private String simProfile = DEFAULT_SIM_PROFILE;
 
   public RouterConfig() {}
 
@@ -120,6 +123,7 @@ public final class RouterConfig {
     engineOverrides = in.string("engineOverrides", DEFAULT_ENGINE_OVERRIDES);
     engineJvmOpts = in.strings("engineJvmOpts", DEFAULT_ENGINE_JVM_OPTS);
     engineCds = in.bool("engineCds", DEFAULT_ENGINE_CDS);
+    simProfile = in.string("simProfile", DEFAULT_SIM_PROFILE);
     in.rejectUnknownKeys();
   }
 
@@ -159,6 +163,7 @@ public final class RouterConfig {
     json.put("engineOverrides", engineOverrides);
     json.put("engineJvmOpts", new JsonArray(new ArrayList<>(engineJvmOpts)));
     json.put("engineCds", engineCds);
+    json.put("simProfile", simProfile);
     return json;
   }
 
@@ -281,6 +286,8 @@ public final class RouterConfig {
   public RouterConfig setEngineJvmOpts(List<String> opts) { this.engineJvmOpts = List.copyOf(opts); return this; }
   public boolean isEngineCds() { return engineCds; }
   public RouterConfig setEngineCds(boolean cds) { this.engineCds = cds; return this; }
+  public String getSimProfile() { return simProfile; }
+  public RouterConfig setSimProfile(String profile) { this.simProfile = Objects.requireNonNull(profile); return this; }
 
   @Override
   public boolean equals(Object o) {

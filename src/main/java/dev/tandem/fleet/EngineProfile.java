@@ -6,7 +6,7 @@ import dev.tandem.config.RouterConfig;
 /** Which program an engine is and how to talk to it about its health. */
 public interface EngineProfile {
 
-  /** {@code builtin} or {@code mlc}. */
+  /** {@code builtin}, {@code sim} or {@code mlc}. */
   EngineKind kind();
 
   /** The argv and added environment of one engine. */
@@ -31,6 +31,9 @@ public interface EngineProfile {
       case MLC -> new MlcProfile(config.getPython(), MlcProfile.parentDeathWrapper());
       case BUILTIN -> new BuiltinProfile(BuiltinProfile.javaExecutable(), config.getEngineJvmOpts(),
           TandemClasspath.resolve(), ProcessHandle.current().pid(), cds);
+      case SIM -> new BuiltinProfile(BuiltinProfile.javaExecutable(),
+          BuiltinProfile.jvmOptions(EngineKind.SIM, config.getEngineJvmOpts()),
+          TandemClasspath.resolve(), ProcessHandle.current().pid(), cds, config.getSimProfile());
     };
   }
 }

@@ -5,6 +5,7 @@ import dev.tandem.config.EndpointConfig;
 import dev.tandem.config.RouterConfig;
 import dev.tandem.config.EngineKind;
 import dev.tandem.bus.Addresses;
+import dev.tandem.fleet.BuiltinProfile;
 import dev.tandem.fleet.EngineCds;
 import dev.tandem.fleet.EngineLaunch;
 import dev.tandem.fleet.EngineProfile;
@@ -132,9 +133,10 @@ public final class SupervisorVerticle extends VerticleBase {
   }
 
   private List<EngineSpec> engineSpecs() {
-    if (config.getEngine() == EngineKind.BUILTIN && config.isEngineCds()) {
+    if (config.getEngine() != EngineKind.MLC && config.isEngineCds()) {
       cds = EngineCds.in(Path.of(System.getProperty("java.io.tmpdir"), "tandem-cds"),
-          TandemClasspath.resolve(), config.getEngineJvmOpts());
+          TandemClasspath.resolve(),
+          BuiltinProfile.jvmOptions(config.getEngine(), config.getEngineJvmOpts()));
     }
     EngineProfile profile = givenProfile != null ? givenProfile : EngineProfile.of(config, cds);
     List<EngineSpec> specs = new ArrayList<>();
