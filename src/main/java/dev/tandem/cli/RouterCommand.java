@@ -131,6 +131,26 @@ public final class RouterCommand implements Callable<Integer> {
           + " h100-llama3-70b-tp4, a100-llama2-13b or a JSON file). Default: h100-llama3-8b.")
   String simProfile;
 
+  @Option(names = "--policy", paramLabel = "cache-aware|least-loaded",
+      description = "Engine choice. Default: cache-aware with --enable-prefix-cache, else least-loaded.")
+  String policy;
+
+  @Option(names = "--cache-threshold", paramLabel = "F",
+      description = "Cache-aware: follow the prefix only if it covers more than F of the prompt. Default: 0.5.")
+  Double cacheThreshold;
+
+  @Option(names = "--balance-abs", paramLabel = "N",
+      description = "Cache-aware: load imbalance (max - min requests) beyond which the least-loaded engine wins. Default: 64.")
+  Integer balanceAbs;
+
+  @Option(names = "--balance-rel", paramLabel = "R",
+      description = "Cache-aware: ... and max > R x min. Default: 1.5.")
+  Double balanceRel;
+
+  @Option(names = "--pd-policy", paramLabel = "static|adaptive",
+      description = "Disagg: static (--pd-balance-factor for all) or adaptive per request. Default: static.")
+  String pdPolicy;
+
   @Option(names = "--print-config", description = "Print the resolved JSON configuration and exit.")
   boolean printConfig;
 
@@ -180,6 +200,11 @@ public final class RouterCommand implements Callable<Integer> {
     }
     if (engineCds != null) c.setEngineCds(engineCds);
     if (simProfile != null) c.setSimProfile(simProfile);
+    if (policy != null) c.setPolicy(policy);
+    if (cacheThreshold != null) c.setCacheThreshold(cacheThreshold);
+    if (balanceAbs != null) c.setBalanceAbs(balanceAbs);
+    if (balanceRel != null) c.setBalanceRel(balanceRel);
+    if (pdPolicy != null) c.setPdPolicy(pdPolicy);
     return c;
   }
 

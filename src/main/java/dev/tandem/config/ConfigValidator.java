@@ -45,6 +45,12 @@ public final class ConfigValidator {
       throw new ConfigException("--pd-balance-factor must be in [0, 1), not " + f
           + " (it is the fraction of the prompt's tail prefilled on the decode engine)");
     }
+    try {
+      config.routerOptions().validate();
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage() + " (--policy, --cache-threshold, --balance-abs,"
+          + " --balance-rel, --pd-policy)");
+    }
     List<EndpointConfig> endpoints = config.endpoints();
     if (config.getRouterMode() == RouterMode.DISAGG) {
       checkDisaggTopology(endpoints);

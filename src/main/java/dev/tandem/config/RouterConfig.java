@@ -56,6 +56,12 @@ public final class RouterConfig {
   public static final boolean DEFAULT_ENGINE_CDS = true;
   /** Simulated engines ({@code engine: sim}): the GPU and model they imitate (a name or a file). */
   public static final String DEFAULT_SIM_PROFILE = "h100-llama3-8b";
+  /** Null: cache-aware when the prefix cache is on, else least-loaded. */
+  public static final String DEFAULT_POLICY = null;
+  public static final double DEFAULT_CACHE_THRESHOLD = RouterOptions.DEFAULT_CACHE_THRESHOLD;
+  public static final int DEFAULT_BALANCE_ABS = RouterOptions.DEFAULT_BALANCE_ABS;
+  public static final double DEFAULT_BALANCE_REL = RouterOptions.DEFAULT_BALANCE_REL;
+  public static final String DEFAULT_PD_POLICY = RouterOptions.DEFAULT_PD_POLICY;
 
   private String model;
   private String modelLib = DEFAULT_MODEL_LIB;
@@ -84,6 +90,11 @@ public final class RouterConfig {
   private List<String> engineJvmOpts = DEFAULT_ENGINE_JVM_OPTS;
   private boolean engineCds = DEFAULT_ENGINE_CDS;
   private String simProfile = DEFAULT_SIM_PROFILE;
+  private String policy = DEFAULT_POLICY;
+  private double cacheThreshold = DEFAULT_CACHE_THRESHOLD;
+  private int balanceAbs = DEFAULT_BALANCE_ABS;
+  private double balanceRel = DEFAULT_BALANCE_REL;
+  private String pdPolicy = DEFAULT_PD_POLICY;
 
   public RouterConfig() {}
 
@@ -124,6 +135,11 @@ public final class RouterConfig {
     engineJvmOpts = in.strings("engineJvmOpts", DEFAULT_ENGINE_JVM_OPTS);
     engineCds = in.bool("engineCds", DEFAULT_ENGINE_CDS);
     simProfile = in.string("simProfile", DEFAULT_SIM_PROFILE);
+    policy = in.string("policy", DEFAULT_POLICY);
+    cacheThreshold = in.number("cacheThreshold", DEFAULT_CACHE_THRESHOLD);
+    balanceAbs = in.integer("balanceAbs", DEFAULT_BALANCE_ABS);
+    balanceRel = in.number("balanceRel", DEFAULT_BALANCE_REL);
+    pdPolicy = in.string("pdPolicy", DEFAULT_PD_POLICY);
     in.rejectUnknownKeys();
   }
 
@@ -164,6 +180,11 @@ public final class RouterConfig {
     json.put("engineJvmOpts", new JsonArray(new ArrayList<>(engineJvmOpts)));
     json.put("engineCds", engineCds);
     json.put("simProfile", simProfile);
+    json.put("policy", policy);
+    json.put("cacheThreshold", cacheThreshold);
+    json.put("balanceAbs", balanceAbs);
+    json.put("balanceRel", balanceRel);
+    json.put("pdPolicy", pdPolicy);
     return json;
   }
 
@@ -191,7 +212,14 @@ public final class RouterConfig {
   /** The router verticle's options this configuration implies (the rest keep their defaults). */
   public RouterOptions routerOptions() {
     return new RouterOptions().setMode(routerMode).setHost(routerHost).setPort(routerPort)
-        .setPdBalanceFactor(pdBalanceFactor);
+        .setPdBalanceFactor(pdBalanceFactor).setPolicy(effectivePolicy())
+        .setCacheThreshold(cacheThreshold).setBalanceAbs(balanceAbs).setBalanceRel(balanceRel)
+        .setPdPolicy(pdPolicy);
+  }
+
+  /** The routing policy: as set, or cache-aware when engines keep a prefix cache. */
+  public String effectivePolicy() {
+    return policy != null ? policy : enablePrefixCache ? "cache-aware" : "least-loaded";
   }
 
   /** Total PEs of the world: the sum of every endpoint's GPU count (MLC's {@code npes}). */
@@ -286,6 +314,16 @@ public final class RouterConfig {
   public RouterConfig setEngineJvmOpts(List<String> opts) { this.engineJvmOpts = List.copyOf(opts); return this; }
   public boolean isEngineCds() { return engineCds; }
   public RouterConfig setEngineCds(boolean cds) { this.engineCds = cds; return this; }
+  public String getPolicy() { return policy; }
+  public RouterConfig setPolicy(String policy) { this.policy = policy; return this; }
+  public double getCacheThreshold() { return cacheThreshold; }
+  public RouterConfig setCacheThreshold(double t) { this.cacheThreshold = t; return this; }
+  public int getBalanceAbs() { return balanceAbs; }
+  public RouterConfig setBalanceAbs(int n) { this.balanceAbs = n; return this; }
+  public double getBalanceRel() { return balanceRel; }
+  public RouterConfig setBalanceRel(double r) { this.balanceRel = r; return this; }
+  public String getPdPolicy() { return pdPolicy; }
+  public RouterConfig setPdPolicy(String p) { this.pdPolicy = Objects.requireNonNull(p); return this; }
   public String getSimProfile() { return simProfile; }
   public RouterConfig setSimProfile(String profile) { this.simProfile = Objects.requireNonNull(profile); return this; }
 

@@ -40,6 +40,20 @@ public final class RouterOptions {
   public static final long DEFAULT_BUSY_WAIT_MS = 30_000;
   /** Ask engines for the token ids of each chunk (builtin engines), for exact preempt resumption. */
   public static final boolean DEFAULT_REQUEST_TOKEN_IDS = true;
+  /** Engine choice: {@code least-loaded} or {@code cache-aware} (router.policy.RoutePolicy). */
+  public static final String DEFAULT_POLICY = "least-loaded";
+  /** Cache-aware: route by prefix only if the best match covers more than this share (SGLang 0.5). */
+  public static final double DEFAULT_CACHE_THRESHOLD = 0.5;
+  /** Cache-aware: imbalanced when max - min load exceeds this (SGLang 64)... */
+  public static final int DEFAULT_BALANCE_ABS = 64;
+  /** ... and max exceeds this times min (SGLang 1.5). */
+  public static final double DEFAULT_BALANCE_REL = 1.5;
+  /** Disagg: {@code static} (pdBalanceFactor for every request) or {@code adaptive}. */
+  public static final String DEFAULT_PD_POLICY = "static";
+  /** Adaptive: uncached prompt tokens at or below which D prefills alone. */
+  public static final int DEFAULT_PD_SHORT_PROMPT = 256;
+  /** Adaptive: a prefill queue this long (requests) sends requests to D alone. */
+  public static final int DEFAULT_PD_PREFILL_BUSY = 8;
 
   private RouterMode mode = DEFAULT_MODE;
   private String host = DEFAULT_HOST;
@@ -59,6 +73,13 @@ public final class RouterOptions {
   private int retryAfterSeconds = DEFAULT_RETRY_AFTER_SECONDS;
   private long busyWaitMs = DEFAULT_BUSY_WAIT_MS;
   private boolean requestTokenIds = DEFAULT_REQUEST_TOKEN_IDS;
+  private String policy = DEFAULT_POLICY;
+  private double cacheThreshold = DEFAULT_CACHE_THRESHOLD;
+  private int balanceAbs = DEFAULT_BALANCE_ABS;
+  private double balanceRel = DEFAULT_BALANCE_REL;
+  private String pdPolicy = DEFAULT_PD_POLICY;
+  private int pdShortPrompt = DEFAULT_PD_SHORT_PROMPT;
+  private int pdPrefillBusy = DEFAULT_PD_PREFILL_BUSY;
 
   public RouterOptions() {}
 
@@ -81,6 +102,13 @@ public final class RouterOptions {
     retryAfterSeconds = json.getInteger("retryAfterSeconds", DEFAULT_RETRY_AFTER_SECONDS);
     busyWaitMs = json.getLong("busyWaitMs", DEFAULT_BUSY_WAIT_MS);
     requestTokenIds = json.getBoolean("requestTokenIds", DEFAULT_REQUEST_TOKEN_IDS);
+    policy = json.getString("policy", DEFAULT_POLICY);
+    cacheThreshold = json.getDouble("cacheThreshold", DEFAULT_CACHE_THRESHOLD);
+    balanceAbs = json.getInteger("balanceAbs", DEFAULT_BALANCE_ABS);
+    balanceRel = json.getDouble("balanceRel", DEFAULT_BALANCE_REL);
+    pdPolicy = json.getString("pdPolicy", DEFAULT_PD_POLICY);
+    pdShortPrompt = json.getInteger("pdShortPrompt", DEFAULT_PD_SHORT_PROMPT);
+    pdPrefillBusy = json.getInteger("pdPrefillBusy", DEFAULT_PD_PREFILL_BUSY);
   }
 
   public JsonObject toJson() {
@@ -94,7 +122,10 @@ public final class RouterOptions {
         .put("maxConnectionsPerEngine", maxConnectionsPerEngine)
         .put("maxBodyBytes", maxBodyBytes).put("retryAfterSeconds", retryAfterSeconds)
         .put("busyWaitMs", busyWaitMs)
-        .put("requestTokenIds", requestTokenIds);
+        .put("requestTokenIds", requestTokenIds)
+        .put("policy", policy).put("cacheThreshold", cacheThreshold).put("balanceAbs", balanceAbs)
+        .put("balanceRel", balanceRel).put("pdPolicy", pdPolicy)
+        .put("pdShortPrompt", pdShortPrompt).put("pdPrefillBusy", pdPrefillBusy);
   }
 
   /**
@@ -116,6 +147,14 @@ public final class RouterOptions {
     require(maxConnectionsPerEngine >= 1, "maxConnectionsPerEngine must be at least 1");
     require(maxBodyBytes >= 1024, "maxBodyBytes must be at least 1024");
     require(retryAfterSeconds >= 1, "retryAfterSeconds must be at least 1");
+    require(policy.equals("least-loaded") || policy.equals("cache-aware"),
+        "policy must be cache-aware or least-loaded, got " + policy);
+    require(cacheThreshold >= 0 && cacheThreshold <= 1, "cacheThreshold must be in [0, 1]");
+    require(balanceAbs >= 0 && balanceRel >= 1, "balanceAbs must be >= 0 and balanceRel >= 1");
+    require(pdPolicy.equals("static") || pdPolicy.equals("adaptive"),
+        "pdPolicy must be static or adaptive, got " + pdPolicy);
+    require(pdShortPrompt >= 0 && pdPrefillBusy >= 1,
+        "pdShortPrompt must be >= 0 and pdPrefillBusy >= 1");
     return this;
   }
 
@@ -161,4 +200,18 @@ public final class RouterOptions {
   public RouterOptions setBusyWaitMs(long ms) { this.busyWaitMs = ms; return this; }
   public boolean isRequestTokenIds() { return requestTokenIds; }
   public RouterOptions setRequestTokenIds(boolean b) { this.requestTokenIds = b; return this; }
+  public String getPolicy() { return policy; }
+  public RouterOptions setPolicy(String p) { this.policy = p; return this; }
+  public double getCacheThreshold() { return cacheThreshold; }
+  public RouterOptions setCacheThreshold(double t) { this.cacheThreshold = t; return this; }
+  public int getBalanceAbs() { return balanceAbs; }
+  public RouterOptions setBalanceAbs(int n) { this.balanceAbs = n; return this; }
+  public double getBalanceRel() { return balanceRel; }
+  public RouterOptions setBalanceRel(double r) { this.balanceRel = r; return this; }
+  public String getPdPolicy() { return pdPolicy; }
+  public RouterOptions setPdPolicy(String p) { this.pdPolicy = p; return this; }
+  public int getPdShortPrompt() { return pdShortPrompt; }
+  public RouterOptions setPdShortPrompt(int n) { this.pdShortPrompt = n; return this; }
+  public int getPdPrefillBusy() { return pdPrefillBusy; }
+  public RouterOptions setPdPrefillBusy(int n) { this.pdPrefillBusy = n; return this; }
 }

@@ -149,7 +149,9 @@ class RouterCommandTest {
   @Test
   void badValuesOfTypedFlags() {
     assertUsageError("router mode must be disagg or round-robin", args("--router-mode", "fast"));
-    assertUsageError("engine must be builtin or mlc", args("--engine", "vllm"));
+    assertUsageError("engine must be builtin, mlc or sim", args("--engine", "vllm"));
+    assertUsageError("policy must be cache-aware or least-loaded", args("--policy", "random"));
+    assertUsageError("pdPolicy must be static or adaptive", args("--pd-policy", "always"));
     assertUsageError("endpoint role must be prefill, decode or both", args("--endpoint-roles", "p", "d", "d"));
     Result notANumber = run(args("--router-port", "eighty").toArray(String[]::new));
     assertEquals(2, notANumber.code(), "picocli usage error");
