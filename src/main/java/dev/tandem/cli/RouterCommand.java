@@ -151,6 +151,14 @@ public final class RouterCommand implements Callable<Integer> {
       description = "Disagg: static (--pd-balance-factor for all) or adaptive per request. Default: static.")
   String pdPolicy;
 
+  @Option(names = "--pd-short-prompt", paramLabel = "TOKENS",
+      description = "Adaptive: uncached prompt tokens at or below which D prefills alone. Default: 256.")
+  Integer pdShortPrompt;
+
+  @Option(names = "--pd-prefill-busy", paramLabel = "N",
+      description = "Adaptive: a prefill queue of N requests sends new ones to D alone. Default: 2.")
+  Integer pdPrefillBusy;
+
   @Option(names = "--print-config", description = "Print the resolved JSON configuration and exit.")
   boolean printConfig;
 
@@ -205,6 +213,8 @@ public final class RouterCommand implements Callable<Integer> {
     if (balanceAbs != null) c.setBalanceAbs(balanceAbs);
     if (balanceRel != null) c.setBalanceRel(balanceRel);
     if (pdPolicy != null) c.setPdPolicy(pdPolicy);
+    if (pdShortPrompt != null) c.setPdShortPrompt(pdShortPrompt);
+    if (pdPrefillBusy != null) c.setPdPrefillBusy(pdPrefillBusy);
     return c;
   }
 

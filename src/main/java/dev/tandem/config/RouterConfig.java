@@ -62,6 +62,8 @@ public final class RouterConfig {
   public static final int DEFAULT_BALANCE_ABS = RouterOptions.DEFAULT_BALANCE_ABS;
   public static final double DEFAULT_BALANCE_REL = RouterOptions.DEFAULT_BALANCE_REL;
   public static final String DEFAULT_PD_POLICY = RouterOptions.DEFAULT_PD_POLICY;
+  public static final int DEFAULT_PD_SHORT_PROMPT = RouterOptions.DEFAULT_PD_SHORT_PROMPT;
+  public static final int DEFAULT_PD_PREFILL_BUSY = RouterOptions.DEFAULT_PD_PREFILL_BUSY;
 
   private String model;
   private String modelLib = DEFAULT_MODEL_LIB;
@@ -95,6 +97,8 @@ public final class RouterConfig {
   private int balanceAbs = DEFAULT_BALANCE_ABS;
   private double balanceRel = DEFAULT_BALANCE_REL;
   private String pdPolicy = DEFAULT_PD_POLICY;
+  private int pdShortPrompt = DEFAULT_PD_SHORT_PROMPT;
+  private int pdPrefillBusy = DEFAULT_PD_PREFILL_BUSY;
 
   public RouterConfig() {}
 
@@ -140,6 +144,8 @@ public final class RouterConfig {
     balanceAbs = in.integer("balanceAbs", DEFAULT_BALANCE_ABS);
     balanceRel = in.number("balanceRel", DEFAULT_BALANCE_REL);
     pdPolicy = in.string("pdPolicy", DEFAULT_PD_POLICY);
+    pdShortPrompt = in.integer("pdShortPrompt", DEFAULT_PD_SHORT_PROMPT);
+    pdPrefillBusy = in.integer("pdPrefillBusy", DEFAULT_PD_PREFILL_BUSY);
     in.rejectUnknownKeys();
   }
 
@@ -185,6 +191,8 @@ public final class RouterConfig {
     json.put("balanceAbs", balanceAbs);
     json.put("balanceRel", balanceRel);
     json.put("pdPolicy", pdPolicy);
+    json.put("pdShortPrompt", pdShortPrompt);
+    json.put("pdPrefillBusy", pdPrefillBusy);
     return json;
   }
 
@@ -214,7 +222,7 @@ public final class RouterConfig {
     return new RouterOptions().setMode(routerMode).setHost(routerHost).setPort(routerPort)
         .setPdBalanceFactor(pdBalanceFactor).setPolicy(effectivePolicy())
         .setCacheThreshold(cacheThreshold).setBalanceAbs(balanceAbs).setBalanceRel(balanceRel)
-        .setPdPolicy(pdPolicy);
+        .setPdPolicy(pdPolicy).setPdShortPrompt(pdShortPrompt).setPdPrefillBusy(pdPrefillBusy);
   }
 
   /** The routing policy: as set, or cache-aware when engines keep a prefix cache. */
@@ -324,6 +332,10 @@ public final class RouterConfig {
   public RouterConfig setBalanceRel(double r) { this.balanceRel = r; return this; }
   public String getPdPolicy() { return pdPolicy; }
   public RouterConfig setPdPolicy(String p) { this.pdPolicy = Objects.requireNonNull(p); return this; }
+  public int getPdShortPrompt() { return pdShortPrompt; }
+  public RouterConfig setPdShortPrompt(int n) { this.pdShortPrompt = n; return this; }
+  public int getPdPrefillBusy() { return pdPrefillBusy; }
+  public RouterConfig setPdPrefillBusy(int n) { this.pdPrefillBusy = n; return this; }
   public String getSimProfile() { return simProfile; }
   public RouterConfig setSimProfile(String profile) { this.simProfile = Objects.requireNonNull(profile); return this; }
 

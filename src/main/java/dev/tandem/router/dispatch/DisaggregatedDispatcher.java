@@ -65,8 +65,10 @@ public final class DisaggregatedDispatcher implements Dispatcher {
     a.result().routing(routing);
     Set<Integer> notP = new HashSet<>(a.excluded());
     notP.add(d.id());
+    // D's prefill queue: requests it has not admitted yet (its running ones are mostly decoding)
+    long dQueue = d.gauges() == null ? 0 : d.gauges().waiting();
     PdSplitPolicy.Decision split = calls.split.decide(prompt.length, dChoice.predictedMatch(),
-        calls.policy.prefillQueue(engines, notP), d.score());
+        calls.policy.prefillQueue(engines, notP), dQueue);
     calls.metrics.pdDecision(split.kind().label());
     routing.put("pd", new JsonObject().put("policy", calls.split.options().mode().wireName())
         .put("decision", split.kind().label()).put("balance_factor", split.balanceFactor())

@@ -17,13 +17,14 @@ import java.util.Locale;
  *       <b>full</b> disaggregation; otherwise a <b>partial</b> one).
  * </ul>
  *
- * Queues are {@link EngineSnapshot#score()}: the router's in-flight requests or the engine's
- * reported running + waiting ones. Pure logic, no I/O.
+ * P's queue is its {@link EngineSnapshot#score()} (a prefill engine runs nothing but prefills);
+ * D's is the requests it has not admitted yet ({@code waiting} of its load report), since its
+ * running ones are mostly decoding. Pure logic, no I/O.
  */
 public final class PdSplitPolicy {
 
   public static final int DEFAULT_SHORT_PROMPT_TOKENS = 256;
-  public static final int DEFAULT_PREFILL_BUSY = 8;
+  public static final int DEFAULT_PREFILL_BUSY = 2;
   public static final double DEFAULT_MAX_BALANCE_FACTOR = 0.9;
 
   public enum Mode {
@@ -95,7 +96,7 @@ public final class PdSplitPolicy {
    * @param promptLength prompt tokens
    * @param decodeCached tokens the router expects D to have cached
    * @param prefillQueue P's queue, or -1 when no prefill engine is ready
-   * @param decodeQueue D's queue (before this request)
+   * @param decodeQueue D's waiting requests (before this request)
    */
   public Decision decide(int promptLength, int decodeCached, long prefillQueue, long decodeQueue) {
     if (options.mode() == Mode.STATIC) {

@@ -36,19 +36,19 @@ class PdSplitPolicyTest {
 
   @Test
   void theSplitFollowsTheQueues() {
-    PdSplitPolicy.Decision d = adaptive.decide(2000, 0, 3, 2); // f = 3 / 6
+    PdSplitPolicy.Decision d = adaptive.decide(2000, 0, 1, 0); // f = 1 / 2
     assertEquals(PdSplitPolicy.Kind.PARTIAL, d.kind());
     assertEquals(0.5, d.balanceFactor(), 1e-9);
     // a cached prefix on D: the factor is of the whole prompt, covering half the uncached part
-    assertEquals(0.25, adaptive.decide(2000, 1000, 3, 2).balanceFactor(), 1e-9);
-    KvWindow w = KvWindow.of(2000, adaptive.decide(2000, 1000, 3, 2).balanceFactor());
+    assertEquals(0.25, adaptive.decide(2000, 1000, 1, 0).balanceFactor(), 1e-9);
+    KvWindow w = KvWindow.of(2000, adaptive.decide(2000, 1000, 1, 0).balanceFactor());
     assertEquals(1500, w.end()); // P sends [1000, 1500), D computes [1500, 2000)
   }
 
   @Test
   void aBusyPrefillEngineIsSkipped() {
-    assertEquals(PdSplitPolicy.Kind.DECODE_ONLY, adaptive.decide(2000, 0, 8, 2).kind());
-    // ... unless D is at least as busy
-    assertEquals(PdSplitPolicy.Kind.PARTIAL, adaptive.decide(2000, 0, 8, 9).kind());
+    assertEquals(PdSplitPolicy.Kind.DECODE_ONLY, adaptive.decide(2000, 0, 2, 0).kind());
+    // ... unless D has as much waiting
+    assertEquals(PdSplitPolicy.Kind.PARTIAL, adaptive.decide(2000, 0, 2, 2).kind());
   }
 }
