@@ -122,8 +122,8 @@ cache)
 pd)
   RATE=${RATE:-8}; REQUESTS=${REQUESTS:-400}; SLO_TTFT=${SLO_TTFT:-1000}; SLO_TPOT=${SLO_TPOT:-50}
   declare -A MIXES=(
-    [prefill-heavy]="--mix long=lognormal:3000,0.3/lognormal:64,0.5@3 --mix chat=lognormal:400,0.5/lognormal:128,0.5@1"
-    [mixed]="--mix long=lognormal:2500,0.3/lognormal:200,0.5@1 --mix chat=lognormal:150,0.8/lognormal:250,0.6@3"
+    [prefill-heavy]="--mix long=uniform:1500-2500/lognormal:64,0.5@3 --mix chat=uniform:50-250/lognormal:128,0.5@1"
+    [mixed]="--mix long=uniform:1500-2500/lognormal:200,0.5@1 --mix chat=uniform:50-250/lognormal:250,0.6@3"
   )
   for wl in prefill-heavy mixed; do
     R=${RATE}

@@ -156,7 +156,7 @@ public final class RouterCommand implements Callable<Integer> {
   Integer pdShortPrompt;
 
   @Option(names = "--pd-prefill-busy", paramLabel = "N",
-      description = "Adaptive: a prefill queue of N requests sends new ones to D alone. Default: 2.")
+      description = "Adaptive: a prefill queue of N requests sends new ones to D alone. Default: 4.")
   Integer pdPrefillBusy;
 
   @Option(names = "--print-config", description = "Print the resolved JSON configuration and exit.")

@@ -53,7 +53,7 @@ public final class RouterOptions {
   /** Adaptive: uncached prompt tokens at or below which D prefills alone. */
   public static final int DEFAULT_PD_SHORT_PROMPT = 256;
   /** Adaptive: a prefill queue this long (requests) sends requests to D alone. */
-  public static final int DEFAULT_PD_PREFILL_BUSY = 2;
+  public static final int DEFAULT_PD_PREFILL_BUSY = 4;
 
   private RouterMode mode = DEFAULT_MODE;
   private String host = DEFAULT_HOST;

@@ -8,13 +8,13 @@ import java.util.Locale;
  * <ul>
  *   <li>{@code static} (MLC's behaviour): always disaggregate with the configured
  *       {@code pd_balance_factor};
- *   <li>{@code adaptive}: <b>decode-only</b> (D prefills the prompt itself, no P, no KV hop) when
- *       the part D does not have cached is short ({@code shortPromptTokens}), or when P is busy
- *       (its queue reaches {@code prefillBusy} requests) while D is not; otherwise a split whose
- *       balance factor (the share of the uncached prompt D computes) follows the queues: {@code
- *       f = qP / (qP + qD + 1)}, capped at {@code maxBalanceFactor}, so that the engine with the
- *       longer queue gets the smaller share (a P with nothing queued gets the whole prompt:
- *       <b>full</b> disaggregation; otherwise a <b>partial</b> one).
+ *   <li>{@code adaptive}: prefill on P first, overflow to D. <b>Decode-only</b> (D prefills the
+ *       prompt itself, no P, no KV hop) when the part D does not have cached is short ({@code
+ *       shortPromptTokens}); <b>full</b> disaggregation while P's queue is below {@code
+ *       prefillBusy}; beyond that decode-only when D has fewer requests waiting than P, else a
+ *       <b>partial</b> split whose balance factor (the share of the uncached prompt D computes)
+ *       follows the queues, {@code f = qP / (qP + qD + 1)} capped at {@code maxBalanceFactor}, so
+ *       the side with the longer queue gets the smaller share.
  * </ul>
  *
  * P's queue is its {@link EngineSnapshot#score()} (a prefill engine runs nothing but prefills);
@@ -24,7 +24,7 @@ import java.util.Locale;
 public final class PdSplitPolicy {
 
   public static final int DEFAULT_SHORT_PROMPT_TOKENS = 256;
-  public static final int DEFAULT_PREFILL_BUSY = 2;
+  public static final int DEFAULT_PREFILL_BUSY = 4;
   public static final double DEFAULT_MAX_BALANCE_FACTOR = 0.9;
 
   public enum Mode {
@@ -114,18 +114,19 @@ public final class PdSplitPolicy {
           + " tokens cached, " + uncached + " left" : "short prompt (" + promptLength + " tokens)";
       return new Decision(Kind.DECODE_ONLY, 0, what);
     }
-    if (prefillQueue >= options.prefillBusy() && decodeQueue < prefillQueue) {
-      return new Decision(Kind.DECODE_ONLY, 0, "prefill engine busy (queue " + prefillQueue
-          + ", decode queue " + decodeQueue + ")");
+    if (prefillQueue < options.prefillBusy()) {
+      return new Decision(Kind.FULL, 0, "prefill queue " + prefillQueue + " below "
+          + options.prefillBusy());
     }
+    if (decodeQueue < prefillQueue) {
+      return new Decision(Kind.DECODE_ONLY, 0, "prefill engine busy (queue " + prefillQueue
+          + ", decode engine waiting " + decodeQueue + ")");
+    }
+    // both sides have work queued: split the uncached part so both finish about together
     double f = Math.min(options.maxBalanceFactor(),
         prefillQueue / (double) (prefillQueue + decodeQueue + 1));
-    // D computes f of the uncached part; as MLC's factor counts the whole prompt, convert
-    double share = (f * uncached) / promptLength;
-    share = Math.min(options.maxBalanceFactor(), share);
-    if (share <= 0) {
-      return new Decision(Kind.FULL, 0, "prefill queue empty");
-    }
+    // D computes f of the uncached part; MLC's factor counts the whole prompt
+    double share = Math.min(options.maxBalanceFactor(), (f * uncached) / promptLength);
     return new Decision(Kind.PARTIAL, share, String.format(Locale.ROOT,
         "queues P %d, D %d: D computes %.0f%% of the %d uncached tokens", prefillQueue,
         decodeQueue, f * 100, uncached));

@@ -28,27 +28,26 @@ class PdSplitPolicyTest {
   }
 
   @Test
-  void anIdlePrefillEngineTakesTheWholePrompt() {
-    PdSplitPolicy.Decision d = adaptive.decide(2000, 0, 0, 5);
+  void aPrefillEngineWithAShortQueueTakesTheWholePrompt() {
+    PdSplitPolicy.Decision d = adaptive.decide(2000, 0, 3, 5);
     assertEquals(PdSplitPolicy.Kind.FULL, d.kind());
     assertEquals(0, d.balanceFactor());
   }
 
   @Test
-  void theSplitFollowsTheQueues() {
-    PdSplitPolicy.Decision d = adaptive.decide(2000, 0, 1, 0); // f = 1 / 2
-    assertEquals(PdSplitPolicy.Kind.PARTIAL, d.kind());
-    assertEquals(0.5, d.balanceFactor(), 1e-9);
-    // a cached prefix on D: the factor is of the whole prompt, covering half the uncached part
-    assertEquals(0.25, adaptive.decide(2000, 1000, 1, 0).balanceFactor(), 1e-9);
-    KvWindow w = KvWindow.of(2000, adaptive.decide(2000, 1000, 1, 0).balanceFactor());
-    assertEquals(1500, w.end()); // P sends [1000, 1500), D computes [1500, 2000)
+  void aBusyPrefillEngineOverflowsToTheDecodeEngine() {
+    assertEquals(PdSplitPolicy.Kind.DECODE_ONLY, adaptive.decide(2000, 0, 4, 0).kind());
   }
 
   @Test
-  void aBusyPrefillEngineIsSkipped() {
-    assertEquals(PdSplitPolicy.Kind.DECODE_ONLY, adaptive.decide(2000, 0, 2, 0).kind());
-    // ... unless D has as much waiting
-    assertEquals(PdSplitPolicy.Kind.PARTIAL, adaptive.decide(2000, 0, 2, 2).kind());
+  void whenBothSidesHaveWorkTheSplitFollowsTheQueues() {
+    PdSplitPolicy.Decision d = adaptive.decide(2000, 0, 4, 4); // f = 4 / 9
+    assertEquals(PdSplitPolicy.Kind.PARTIAL, d.kind());
+    assertEquals(4 / 9.0, d.balanceFactor(), 1e-9);
+    // a cached prefix on D: the factor is of the whole prompt, covering f of the uncached part
+    double f = adaptive.decide(2000, 1000, 4, 4).balanceFactor();
+    assertEquals(2 / 9.0, f, 1e-9);
+    KvWindow w = KvWindow.of(2000, f);
+    assertEquals(1555, w.end()); // P sends [1000, 1555), D computes the rest
   }
 }
