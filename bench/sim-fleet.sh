@@ -10,7 +10,9 @@
 #   bench/sim-fleet.sh calibrate          the profiles' offline throughput vs the published figures,
 #                                         and one live engine's prefill and decode throughput
 #
-# Knobs (environment): PROFILE (h100-llama3-8b), SEED, REQUESTS, RATE, OUT_DIR, KEEP_TMP=1.
+# Knobs (environment): PROFILE (h100-llama3-8b), SEED, REQUESTS, RATE, OUT_DIR, KEEP_TMP=1;
+# cache: N, TURNS, THINK, SYSTEM (N:L shared system prompts), WARMUP; pd: RATE_MIXED, SLO_TTFT,
+# SLO_TPOT (ms), WORKLOADS, SETUPS, ADAPTIVE_ARGS (extra router flags for the adaptive fleet).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib-serving.sh"
@@ -125,7 +127,7 @@ pd)
     [prefill-heavy]="--mix long=uniform:1500-2500/lognormal:64,0.5@3 --mix chat=uniform:50-250/lognormal:128,0.5@1"
     [mixed]="--mix long=uniform:1500-2500/lognormal:200,0.5@1 --mix chat=uniform:50-250/lognormal:250,0.6@3"
   )
-  for wl in prefill-heavy mixed; do
+  for wl in ${WORKLOADS:-prefill-heavy mixed}; do
     R=${RATE}
     [[ $wl == mixed ]] && R=${RATE_MIXED:-$RATE}
     WL=(--prompt-kind ids --vocab-size 1024 --first-token-id 3 ${MIXES[$wl]} --rate "$R"
@@ -135,11 +137,11 @@ pd)
     echo "$wl at $R req/s (SLO: TTFT <= $SLO_TTFT ms, TPOT <= $SLO_TPOT ms)"
     echo "| setup | ok | errors | req/s | TTFT p50 | TTFT p90 | TTFT p99 | TPOT p50 | TPOT p99 | goodput (req/s) | load before/after |"
     echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-    for setup in round-robin static adaptive; do
+    for setup in ${SETUPS:-round-robin static adaptive}; do
       case $setup in
         round-robin) start_fleet 4 round-robin ;;
         static) start_fleet 4 disagg --pd-policy static ;;
-        adaptive) start_fleet 4 disagg --pd-policy adaptive ;;
+        adaptive) start_fleet 4 disagg --pd-policy adaptive ${ADAPTIVE_ARGS:-} ;;
       esac
       l0=$(tb_load)
       tb_bench "$OUT/pd-$wl-$setup.json" --url "http://127.0.0.1:$ROUTER_PORT" "${WL[@]}"
