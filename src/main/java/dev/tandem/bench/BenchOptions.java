@@ -72,6 +72,9 @@ public record BenchOptions(String url, String model, boolean stream, boolean ign
         .put("vocab_size", w.promptKind() == PromptKind.IDS ? w.vocabSize() : null)
         .put("shared_prefix", w.sharedPrefix() == null ? null : w.sharedPrefix().spec())
         .put("seed", w.seed()).put("classes", classes)
+        .put("multi_turn", w.multiTurn() == null ? null : new JsonObject()
+            .put("turns", w.multiTurn().turns()).put("think_s", w.multiTurn().thinkSeconds())
+            .put("context_limit", w.multiTurn().contextLimit()))
         .put("slo_ttft_ms", Double.isNaN(sloTtftMillis) ? null : sloTtftMillis)
         .put("slo_tpot_ms", Double.isNaN(sloTpotMillis) ? null : sloTpotMillis);
   }

@@ -30,6 +30,10 @@ public final class LoadDriver {
   private long measuredIssued;
   private int inFlight;
   private boolean issuing = true;
+  /** Conversation mode: next conversation, turns planned so far, turns waiting out a think time. */
+  private long nextConversation;
+  private long plannedTurns;
+  private int pendingTurns;
 
   public LoadDriver(Vertx vertx, BenchOptions options, CompletionClient client, WorkloadGenerator workload,
       ProgressLine progress) {
@@ -44,6 +48,20 @@ public final class LoadDriver {
   public Future<RunRecord> run() {
     runStart = System.nanoTime();
     progress.start(runStart);
+    MultiTurn mt = options.workload().multiTurn();
+    if (mt != null) {
+      if (options.openLoop()) {
+        arrivals = new PoissonArrivals(options.rate() / mt.turns(), options.workload().seed());
+        nextArrivalNanos = runStart + arrivals.next();
+        conversationTick();
+      } else {
+        for (int i = 0; i < options.concurrency() && mayStartConversation(System.nanoTime()); i++) {
+          startConversation();
+        }
+        finishIfIdle();
+      }
+      return done.future();
+    }
     if (options.openLoop()) {
       arrivals = new PoissonArrivals(options.rate(), options.workload().seed());
       nextArrivalNanos = runStart + arrivals.next();
@@ -69,6 +87,69 @@ public final class LoadDriver {
     }
     long delayMillis = Math.max(1, (nextArrivalNanos - now + 999_999) / 1_000_000);
     vertx.setTimer(delayMillis, id -> openLoopTick());
+  }
+
+  private void conversationTick() {
+    long now = System.nanoTime();
+    while (nextArrivalNanos <= now) {
+      if (!mayStartConversation(nextArrivalNanos)) {
+        finishIfIdle();
+        return;
+      }
+      startConversation();
+      nextArrivalNanos = runStart + arrivals.next();
+    }
+    long delayMillis = Math.max(1, (nextArrivalNanos - now + 999_999) / 1_000_000);
+    vertx.setTimer(delayMillis, id -> conversationTick());
+  }
+
+  /** Conversations start while the run still wants requests (by count: all turns planned). */
+  private boolean mayStartConversation(long now) {
+    if (!issuing) {
+      return false;
+    }
+    if (options.requests() > 0) {
+      issuing = plannedTurns < options.warmupRequests() + options.requests();
+      return issuing;
+    }
+    return mayIssue(now);
+  }
+
+  private void startConversation() {
+    long c = nextConversation++;
+    plannedTurns += workload.turnsOf(c);
+    issueTurn(c, 0);
+  }
+
+  private void issueTurn(long conversation, int turn) {
+    int turns = options.workload().multiTurn().turns();
+    PlannedRequest request = workload.request(conversation * turns + turn);
+    long now = System.nanoTime();
+    boolean warmup = options.warmupRequests() > 0
+        ? conversation * turns < options.warmupRequests()
+        : now - runStart < (long) (options.warmupSeconds() * 1e9);
+    if (!warmup) {
+      measuredIssued++;
+      if (measureStart == 0) {
+        measureStart = now;
+      }
+    }
+    inFlight++;
+    progress.issued();
+    client.send(request, warmup).onComplete(ar -> {
+      completed(ar.result(), false);
+      if (turn + 1 < workload.turnsOf(conversation)) {
+        pendingTurns++;
+        long think = Math.max(1, Math.round(options.workload().multiTurn().thinkSeconds() * 1000));
+        vertx.setTimer(think, id -> {
+          pendingTurns--;
+          issueTurn(conversation, turn + 1);
+        });
+      } else if (!options.openLoop() && mayStartConversation(System.nanoTime())) {
+        startConversation();
+      }
+      finishIfIdle();
+    });
   }
 
   private boolean mayIssue(long now) {
@@ -102,24 +183,26 @@ public final class LoadDriver {
     }
     inFlight++;
     progress.issued();
-    client.send(request, warmup).onComplete(ar -> completed(ar.result()));
+    client.send(request, warmup).onComplete(ar -> completed(ar.result(), true));
   }
 
-  private void completed(RequestOutcome outcome) {
+  private void completed(RequestOutcome outcome, boolean issueNext) {
     inFlight--;
     outcomes.add(outcome);
     if (!outcome.warmup()) {
       measureEnd = Math.max(measureEnd, outcome.endNanos());
     }
     progress.completed(outcome, inFlight);
-    if (!options.openLoop() && mayIssue(System.nanoTime())) {
-      issue();
+    if (issueNext) {
+      if (!options.openLoop() && mayIssue(System.nanoTime())) {
+        issue();
+      }
+      finishIfIdle();
     }
-    finishIfIdle();
   }
 
   private void finishIfIdle() {
-    if (inFlight == 0 && !issuing) {
+    if (inFlight == 0 && pendingTurns == 0 && !issuing) {
       long end = System.nanoTime();
       progress.stop();
       done.tryComplete(new RunRecord(outcomes, runStart, end, measureStart, Math.max(measureEnd, measureStart)));

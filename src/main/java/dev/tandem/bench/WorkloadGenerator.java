@@ -21,6 +21,7 @@ public final class WorkloadGenerator {
       + "old year off come since against go came right used take three").split(" ");
 
   private static final long PREFIX_SALT = 0x5f3759df_9e3779b9L;
+  private static final long CONVERSATION_SALT = 0x2545f491_4f6cdd1dL;
 
   private final WorkloadSpec spec;
   private final double[] cumulativeWeights;
@@ -50,6 +51,10 @@ public final class WorkloadGenerator {
 
   /** The request at position {@code index}; pure function of the seed and the index. */
   public PlannedRequest request(long index) {
+    MultiTurn mt = spec.multiTurn();
+    if (mt != null) {
+      return conversation(index / mt.turns()).turn((int) (index % mt.turns()), index);
+    }
     SplittableRandom r = new SplittableRandom(mix(spec.seed(), index));
     WorkloadClass c = pickClass(r.nextDouble() * cumulativeWeights[cumulativeWeights.length - 1]);
     int promptLen = c.promptLength().sample(r);
@@ -71,6 +76,94 @@ public final class WorkloadGenerator {
     String own = words(r, promptLen, "#" + index + " ");
     String text = prefixIndex < 0 ? own : prefixes.get(prefixIndex) + " " + own;
     return new PlannedRequest(index, c.name(), text, null, prefixIndex, prefixLen + promptLen, maxTokens);
+  }
+
+  /** Turns of conversation {@code c} that fit the context limit (at least 1). */
+  public int turnsOf(long conversation) {
+    return conversation(conversation).turns;
+  }
+
+  /** One conversation, drawn from its own random stream: class, prefix, messages and replies. */
+  private Conversation conversation(long c) {
+    MultiTurn mt = spec.multiTurn();
+    SplittableRandom r = new SplittableRandom(mix(spec.seed() ^ CONVERSATION_SALT, c));
+    WorkloadClass cls = pickClass(r.nextDouble() * cumulativeWeights[cumulativeWeights.length - 1]);
+    int prefixIndex = prefixes.isEmpty() ? -1 : r.nextInt(prefixes.size());
+    Object[] parts = new Object[2 * mt.turns()];
+    int[] units = new int[2 * mt.turns()];
+    for (int t = 0; t < mt.turns(); t++) {
+      units[2 * t] = cls.promptLength().sample(r);
+      units[2 * t + 1] = cls.outputLength().sample(r);
+      boolean ids = spec.promptKind() == PromptKind.IDS;
+      parts[2 * t] = ids ? ids(r, units[2 * t])
+          : words(r, units[2 * t], t == 0 ? "#" + c + " " : "");
+      parts[2 * t + 1] = ids ? ids(r, units[2 * t + 1]) : words(r, units[2 * t + 1], "");
+    }
+    return new Conversation(cls, prefixIndex, parts, units, mt.contextLimit());
+  }
+
+  /** Turn t's prompt: the shared prefix (if any), then user 0, reply 0, ..., user t. */
+  private final class Conversation {
+    final WorkloadClass cls;
+    final int prefixIndex;
+    final Object[] parts;
+    final int[] units;
+    final int turns;
+
+    Conversation(WorkloadClass cls, int prefixIndex, Object[] parts, int[] units, int limit) {
+      this.cls = cls;
+      this.prefixIndex = prefixIndex;
+      this.parts = parts;
+      this.units = units;
+      int fit = 1;
+      int prefixLen = prefixIndex < 0 ? 0 : spec.sharedPrefix().length();
+      for (int t = 1; t < units.length / 2; t++) {
+        int need = prefixLen;
+        for (int i = 0; i <= 2 * t + 1; i++) {
+          need += units[i];
+        }
+        if (need > limit) {
+          break;
+        }
+        fit = t + 1;
+      }
+      this.turns = fit;
+    }
+
+    PlannedRequest turn(int t, long index) {
+      int promptUnits = prefixIndex < 0 ? 0 : spec.sharedPrefix().length();
+      for (int i = 0; i <= 2 * t; i++) {
+        promptUnits += units[i];
+      }
+      int maxTokens = units[2 * t + 1];
+      if (spec.promptKind() == PromptKind.IDS) {
+        int[] all = new int[promptUnits];
+        int at = 0;
+        if (prefixIndex >= 0) {
+          int[] prefix = (int[]) prefixes.get(prefixIndex);
+          System.arraycopy(prefix, 0, all, 0, prefix.length);
+          at = prefix.length;
+        }
+        for (int i = 0; i <= 2 * t; i++) {
+          int[] part = (int[]) parts[i];
+          System.arraycopy(part, 0, all, at, part.length);
+          at += part.length;
+        }
+        return new PlannedRequest(index, cls.name(), null, all, prefixIndex, promptUnits, maxTokens);
+      }
+      StringBuilder text = new StringBuilder();
+      if (prefixIndex >= 0) {
+        text.append(prefixes.get(prefixIndex));
+      }
+      for (int i = 0; i <= 2 * t; i++) {
+        if (text.length() > 0) {
+          text.append(' ');
+        }
+        text.append(parts[i]);
+      }
+      return new PlannedRequest(index, cls.name(), text.toString(), null, prefixIndex, promptUnits,
+          maxTokens);
+    }
   }
 
   private WorkloadClass pickClass(double u) {

@@ -9,9 +9,15 @@ import java.util.List;
  * @param vocabSize upper bound (exclusive) of token ids for {@link PromptKind#IDS}; ignored for text
  * @param firstTokenId lower bound (inclusive) of token ids, to skip special tokens if wanted
  * @param sharedPrefix null when every prompt is independent
+ * @param multiTurn null unless requests are turns of conversations
  */
 public record WorkloadSpec(List<WorkloadClass> classes, PromptKind promptKind, int vocabSize,
-    int firstTokenId, SharedPrefix sharedPrefix, long seed) {
+    int firstTokenId, SharedPrefix sharedPrefix, long seed, MultiTurn multiTurn) {
+
+  public WorkloadSpec(List<WorkloadClass> classes, PromptKind promptKind, int vocabSize,
+      int firstTokenId, SharedPrefix sharedPrefix, long seed) {
+    this(classes, promptKind, vocabSize, firstTokenId, sharedPrefix, seed, null);
+  }
 
   public WorkloadSpec {
     classes = List.copyOf(classes);

@@ -80,6 +80,23 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--shared-prefix", paramLabel = "N:L", description = "N shared prefixes of L tokens (words); each prompt is one of them + its own --prompt-len")
   String sharedPrefix;
 
+  @Option(names = "--multi-turn", paramLabel = "TURNS",
+      description = "Requests are turns of conversations: each prompt = the earlier turns + a new"
+          + " user message (--prompt-len), answers of --output-len; turn t+1 after turn t ended")
+  Integer multiTurn;
+
+  @Option(names = "--think-time", paramLabel = "SECONDS", defaultValue = "0",
+      description = "Multi-turn: pause between a turn's end and the next turn. Default ${DEFAULT-VALUE}")
+  double thinkTime;
+
+  @Option(names = "--context-limit", paramLabel = "TOKENS", defaultValue = "" + dev.tandem.bench.MultiTurn.DEFAULT_CONTEXT_LIMIT,
+      description = "Multi-turn: a conversation ends before a turn that would need more. Default ${DEFAULT-VALUE}")
+  int contextLimit;
+
+  @Option(names = "--lengths-from", paramLabel = "TRACE",
+      description = "Prompt and output lengths fitted to a public chat trace (lognormal): lmsys-chat-1m")
+  String lengthsFrom;
+
   @Option(names = "--prompt-kind", defaultValue = "text", paramLabel = "text|ids",
       description = "Prompts as text or token ids (ids: exact lengths; need --vocab-size or --model-dir)")
   String promptKind;
@@ -150,7 +167,13 @@ public final class BenchCommand implements Callable<Integer> {
         throw new IllegalArgumentException("Missing required option: '--url=URL'");
       }
       List<WorkloadClass> classes = new ArrayList<>();
-      if (mix.isEmpty()) {
+      if (lengthsFrom != null) {
+        if (!mix.isEmpty()) {
+          throw new IllegalArgumentException("--lengths-from and --mix exclude each other");
+        }
+        dev.tandem.bench.TraceLengths.Fit fit = dev.tandem.bench.TraceLengths.get(lengthsFrom);
+        classes.add(new WorkloadClass(WorkloadClass.DEFAULT_NAME, fit.prompt(), fit.output(), 1));
+      } else if (mix.isEmpty()) {
         classes.add(new WorkloadClass(WorkloadClass.DEFAULT_NAME, LengthDistribution.parse(promptLen),
             LengthDistribution.parse(outputLen), 1));
       } else {
@@ -165,7 +188,8 @@ public final class BenchCommand implements Callable<Integer> {
       };
       int vocab = kind == PromptKind.IDS ? vocabSize() : 0;
       WorkloadSpec workload = new WorkloadSpec(classes, kind, vocab, firstTokenId,
-          sharedPrefix == null ? null : SharedPrefix.parse(sharedPrefix), seed);
+          sharedPrefix == null ? null : SharedPrefix.parse(sharedPrefix), seed,
+          multiTurn == null ? null : new dev.tandem.bench.MultiTurn(multiTurn, thinkTime, contextLimit));
       String w = warmup.trim().toLowerCase(Locale.ROOT);
       long warmupRequests = w.endsWith("s") ? 0 : Long.parseLong(w);
       double warmupSeconds = w.endsWith("s") ? Double.parseDouble(w.substring(0, w.length() - 1)) : 0;

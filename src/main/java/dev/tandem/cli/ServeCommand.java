@@ -61,7 +61,8 @@ public final class ServeCommand implements Callable<Integer> {
 
   @Option(names = "--device", defaultValue = "auto",
       description = "cpu, cpu:N or auto. With --overrides tensor_parallel_shards=G the engine computes"
-          + " on cores N .. N+G-1 (wrapping around), pinned; without it, on every core.")
+          + " on cores N .. N+G-1 (wrapping around), pinned; without it, on every core. sim or sim:N"
+          + " runs a simulated GPU engine (see --sim-profile).")
   String device;
 
   @Option(names = "--enable-debug", description = "usage.extra and /debug routes (may repeat).")
@@ -117,6 +118,11 @@ public final class ServeCommand implements Callable<Integer> {
       description = "Seconds to wait for every PE of the KV world to join (Tandem extension).")
   long worldJoinTimeoutSeconds;
 
+  @Option(names = "--sim-profile", paramLabel = "NAME|FILE",
+      description = "With --device sim: the simulated GPU and model (shipped: h100-llama3-8b,"
+          + " h100-llama3-70b-tp4, a100-llama2-13b; or a JSON file). Default: h100-llama3-8b.")
+  String simProfile;
+
   @Override
   public Integer call() throws Exception {
     try {
@@ -126,11 +132,14 @@ public final class ServeCommand implements Callable<Integer> {
     }
     EngineOverrides engineOverrides = validateFlags();
     boolean debug = enableDebug != null && enableDebug.length > 0;
-    CoreBudget cores = coreBudget(engineOverrides); // pinned before any other thread starts
+    boolean sim = device.startsWith("sim");
+    // A simulated engine sleeps instead of computing: it takes no core budget and is not pinned.
+    CoreBudget cores = sim ? CoreBudget.all() : coreBudget(engineOverrides); // pinned before any other thread starts
 
     // Vert.x (Netty, class loading) starts on its own thread while the model and tokenizer load,
     // so that part of an engine's start overlaps instead of adding up where a core is free.
-    CompletableFuture<Vertx> vertxStarting = CompletableFuture.supplyAsync(Vertx::vertx,
+    CompletableFuture<Vertx> vertxStarting = CompletableFuture.supplyAsync(
+        () -> sim ? Vertx.vertx(SimServe.vertxOptions()) : Vertx.vertx(),
         runnable -> new Thread(runnable, "tandem-serve-vertx-start").start());
     Path dir = Path.of(model);
     // The chat template (Jinjava's first use costs a few hundred ms) loads beside the model too.
@@ -142,16 +151,19 @@ public final class ServeCommand implements Callable<Integer> {
       }
     }, runnable -> new Thread(runnable, "tandem-serve-chat-template").start());
     long t0 = System.nanoTime();
-    LlamaModel llama;
-    TextTokenizer tokenizer;
+    ServedModel served;
     ChatSetup chat;
     try {
-      llama = LlamaModel.load(dir, cores.threads());
-      tokenizer = DjlTokenizer.load(dir);
+      served = sim ? SimServe.load(dir, simProfile, mode, engineOverrides,
+              prefixCacheMode.equals("radix"), Duration.ofSeconds(parkedTtlSeconds))
+          : loadBuiltin(dir, engineOverrides, cores);
     } catch (ModelLoadException | IOException e) {
       System.err.println("tandem serve: cannot load model " + dir + ": " + e.getMessage());
       vertxStarting.thenAccept(Vertx::close);
       return 1;
+    } catch (IllegalArgumentException e) {
+      vertxStarting.thenAccept(Vertx::close);
+      throw new ParameterException(spec.commandLine(), "tandem serve: " + e.getMessage());
     }
     try {
       chat = chatLoading.join();
@@ -165,27 +177,19 @@ public final class ServeCommand implements Callable<Integer> {
     if (chat.template() == null) {
       LOG.info("no /v1/chat/completions: {}", chat.missing());
     }
-    Runtime rt = Runtime.getRuntime();
-    long freeHeap = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
-    EngineOptions options;
-    try {
-      options = EngineSizing.size(llama.config(), mode, engineOverrides,
-          prefixCacheMode.equals("radix"), Duration.ofSeconds(parkedTtlSeconds), freeHeap);
-    } catch (IllegalArgumentException e) {
-      vertxStarting.thenAccept(Vertx::close);
-      throw new ParameterException(spec.commandLine(), "tandem serve: " + e.getMessage());
-    }
-    Engine engine = new Engine(ForwardModel.of(llama), tokenizer, options);
+    TextTokenizer tokenizer = served.tokenizer();
+    EngineOptions options = served.options();
+    Engine engine = new Engine(served.model(), tokenizer, options);
     engine.start();
-    LOG.info("model {} loaded in {} ms: {} layers, vocab {}, context {}; computing on {}, {} kernels", dir,
-        (System.nanoTime() - t0) / 1_000_000, llama.config().numLayers(),
-        llama.config().vocabSize(), options.maxSequenceLength(), cores.describe(), LlamaModel.kernels());
+    LOG.info("{} loaded in {} ms: vocab {}, context {}", served.description(),
+        (System.nanoTime() - t0) / 1_000_000, served.model().config().vocabSize(),
+        options.maxSequenceLength());
 
     EngineWorld world = null;
     String worldConfig = System.getenv(KvWorld.ENV);
     if (worldConfig != null && !worldConfig.isBlank()) {
       try {
-        world = EngineWorld.join(worldConfig, 1, host, engine, llama.fingerprint(),
+        world = EngineWorld.join(worldConfig, 1, host, engine, served.model().fingerprint(),
             Duration.ofSeconds(worldJoinTimeoutSeconds));
       } catch (WorldException e) {
         System.err.println("tandem serve: cannot join the KV world: " + e.getMessage());
@@ -199,7 +203,8 @@ public final class ServeCommand implements Callable<Integer> {
     }
 
     Vertx vertx = vertxStarting.join();
-    EngineServerVerticle server = new EngineServerVerticle(engine, tokenizer, world,
+    KvWorld kvWorld = world == null ? null : served.worldView().apply(world);
+    EngineServerVerticle server = new EngineServerVerticle(engine, tokenizer, kvWorld,
         new EngineServerConfig(host, port, model, debug,
             Duration.ofSeconds(clientStallTimeoutSeconds), cores), chat);
     try {
@@ -214,7 +219,7 @@ public final class ServeCommand implements Callable<Integer> {
       }
       return 1;
     }
-    EngineWorld joined = world;
+    KvWorld joined = kvWorld;
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       vertx.close();
       engine.close();
@@ -228,6 +233,25 @@ public final class ServeCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** The real model from the folder, sized by the heap left after loading it. */
+  private ServedModel loadBuiltin(Path dir, EngineOverrides engineOverrides, CoreBudget cores)
+      throws ModelLoadException, IOException {
+    LlamaModel llama = LlamaModel.load(dir, cores.threads());
+    TextTokenizer tokenizer = DjlTokenizer.load(dir);
+    Runtime rt = Runtime.getRuntime();
+    long freeHeap = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
+    EngineOptions options;
+    try {
+      options = EngineSizing.size(llama.config(), mode, engineOverrides,
+          prefixCacheMode.equals("radix"), Duration.ofSeconds(parkedTtlSeconds), freeHeap);
+    } catch (IllegalArgumentException e) {
+      tokenizer.close();
+      throw e;
+    }
+    return new ServedModel(ForwardModel.of(llama), tokenizer, options, w -> w,
+        "model " + dir + " (" + llama.config().numLayers() + " layers; computing on "
+            + cores.describe() + ", " + LlamaModel.kernels() + " kernels)");
+  }
   /**
    * The engine's cores: {@code --device cpu:S} and {@code tensor_parallel_shards=G} (as MLC reads
    * them for GPUs: G devices from S) give cores S .. S + G - 1, pinned; without a device count,
@@ -254,8 +278,12 @@ public final class ServeCommand implements Callable<Integer> {
     if (modelLib != null) {
       LOG.info("--model-lib {} is unused: the builtin engine runs the model folder directly", modelLib);
     }
-    if (!device.equals("auto") && !device.matches("cpu(:\\d+)?")) {
-      throw usage("--device " + device + ": the builtin engine runs on the CPU; use cpu, cpu:N or auto");
+    if (!device.equals("auto") && !device.matches("(cpu|sim)(:\\d+)?")) {
+      throw usage("--device " + device + ": the builtin engine runs on the CPU (cpu, cpu:N or auto)"
+          + " or simulates a GPU (sim, sim:N)");
+    }
+    if (simProfile != null && !device.startsWith("sim")) {
+      throw usage("--sim-profile needs --device sim or sim:N");
     }
     if (!List.of("local", "interactive", "server").contains(mode)) {
       throw usage("--mode " + mode + ": must be local, interactive or server");

@@ -104,6 +104,11 @@ public final class RouterConfig extends OptionValues<RouterConfig> {
   public static final Option<Boolean> ENGINE_CDS = FLEET.add(Option.bool("engineCds",
       "--engine-cds", true).help("builtin engines share a class-data archive"));
 
+  public static final Option<String> SIM_PROFILE = FLEET.add(Option.string("simProfile",
+      "--sim-profile", "h100-llama3-8b").rule(notBlank()).label("NAME|FILE")
+      .help("sim engines: the simulated GPU and model, a profile in the jar or a JSON file"
+          + " (docs/sim.md)"));
+
   /** The fleet's options, then the router's. */
   public static final OptionTable OPTIONS = OptionTable.of("tandem router", FLEET,
       RouterOptions.OPTIONS);
@@ -130,7 +135,11 @@ public final class RouterConfig extends OptionValues<RouterConfig> {
 
   /** The router verticle's options: every {@link RouterOptions} value of this configuration. */
   public RouterOptions routerOptions() {
-    return RouterOptions.of(this);
+    RouterOptions options = RouterOptions.of(this);
+    if (options.get(RouterOptions.POLICY) == null) {
+      options.set(RouterOptions.POLICY, get(ENABLE_PREFIX_CACHE) ? "cache-aware" : "least-loaded");
+    }
+    return options;
   }
 
   /**

@@ -88,6 +88,39 @@ public final class RouterOptions extends OptionValues<RouterOptions> {
       "--tool-call-parser", ValueType.choice(List.of("none", "hermes"), s -> s), "none")
       .help("hermes: <tool_call>{json}</tool_call> in a chat answer that was offered tools becomes"
           + " tool_calls"));
+  /** Null: cache-aware when the engines keep a prefix cache, else least-loaded (RouterConfig). */
+  public static final Option<String> POLICY = OPTIONS.add(Option.of("policy", "--policy",
+      ValueType.choice(List.of("least-loaded", "cache-aware"), s -> s), null)
+      .help("how engines are chosen; none: cache-aware with --enable-prefix-cache, else"
+          + " least-loaded (docs/routing.md)"));
+  public static final Option<Double> CACHE_THRESHOLD = OPTIONS.add(Option.number(
+      "cacheThreshold", "--cache-threshold", 0.5)
+      .rule(Rule.<Double>of(f -> f >= 0 && f <= 1, "must be in [0, 1]")).label("F")
+      .help("cache-aware: route by prefix only when the best match covers more than this share"
+          + " of the prompt (SGLang's 0.5)"));
+  public static final Option<Integer> BALANCE_ABS = OPTIONS.add(Option.integer("balanceAbs",
+      "--balance-abs", 64).rule(atLeast(0)).help("cache-aware: load is imbalanced when the"
+          + " busiest engine has more than this many requests over the idlest (SGLang's 64)..."));
+  public static final Option<Double> BALANCE_REL = OPTIONS.add(Option.number("balanceRel",
+      "--balance-rel", 1.5).rule(Rule.<Double>of(f -> f >= 1, "must be at least 1")).label("X")
+      .help("... and more than this many times its load (SGLang's 1.5); then least-loaded wins"));
+  public static final Option<String> PD_POLICY = OPTIONS.add(Option.of("pdPolicy", "--pd-policy",
+      ValueType.choice(List.of("static", "adaptive"), s -> s), "static")
+      .help("disagg: static (--pd-balance-factor for every request) or adaptive (D alone, full"
+          + " or partial disaggregation per request, from the P and D queues)"));
+  public static final Option<Integer> PD_SHORT_PROMPT = OPTIONS.add(Option.integer(
+      "pdShortPrompt", "--pd-short-prompt", 256).rule(atLeast(0))
+      .help("adaptive: uncached prompt tokens at or below which the decode engine prefills alone"));
+  public static final Option<Integer> PD_PREFILL_BUSY = OPTIONS.add(Option.integer(
+      "pdPrefillBusy", "--pd-prefill-busy", 4).rule(atLeast(1))
+      .help("adaptive: a prefill queue this long (requests) sends requests to the decode engine"
+          + " alone"));
+
+  /** The routing policy; unset (a router deployed without a fleet configuration): least-loaded. */
+  public String policy() {
+    String policy = get(POLICY);
+    return policy == null ? "least-loaded" : policy;
+  }
 
   /** Every option at its default. */
   public RouterOptions() {

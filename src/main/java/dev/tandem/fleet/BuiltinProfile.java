@@ -26,16 +26,38 @@ public final class BuiltinProfile implements EngineProfile {
   private final List<String> jvmOpts;
   private final String classpath;
   private final long parentPid;
+  /**
+   * JVM options of a simulated engine unless {@code engineJvmOpts} says otherwise: it computes
+   * nothing, so a small heap, the serial collector and the C1 compiler only keep it at about
+   * 100 MB and one CPU-second of start-up, and dozens fit on a small machine.
+   */
+  public static final List<String> SIM_JVM_OPTS = List.of("-Xmx64m", "-Xss512k",
+      "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1",
+      "-XX:ReservedCodeCacheSize=32m");
+
   private final EngineCds cds;
+  private final String simProfile;
 
   /** @param cds the engines' class-data archive, or null for none */
   public BuiltinProfile(String java, List<String> jvmOpts, String classpath, long parentPid,
       EngineCds cds) {
+    this(java, jvmOpts, classpath, parentPid, cds, null);
+  }
+
+  /** @param simProfile non-null: simulated engines ({@code --device sim:S --sim-profile P}) */
+  public BuiltinProfile(String java, List<String> jvmOpts, String classpath, long parentPid,
+      EngineCds cds, String simProfile) {
     this.java = java;
     this.jvmOpts = List.copyOf(jvmOpts);
     this.classpath = classpath;
     this.parentPid = parentPid;
     this.cds = cds;
+    this.simProfile = simProfile;
+  }
+
+  /** The engine JVM options a configuration implies (simulated engines get light defaults). */
+  public static List<String> jvmOptions(EngineKind kind, List<String> configured) {
+    return kind == EngineKind.SIM && configured.isEmpty() ? SIM_JVM_OPTS : configured;
   }
 
   /** The {@code java} of the running JVM, so that engines run on the same runtime. */
@@ -45,7 +67,7 @@ public final class BuiltinProfile implements EngineProfile {
 
   @Override
   public EngineKind kind() {
-    return EngineKind.BUILTIN;
+    return simProfile == null ? EngineKind.BUILTIN : EngineKind.SIM;
   }
 
   @Override
@@ -69,7 +91,13 @@ public final class BuiltinProfile implements EngineProfile {
     argv.add(classpath);
     argv.add(MAIN_CLASS);
     argv.add("serve");
-    argv.addAll(MlcProfile.serveFlags(withCores(launch), device(launch.endpoint().peStart())));
+    // A simulated engine sleeps instead of computing: it gets no core budget.
+    argv.addAll(MlcProfile.serveFlags(simProfile != null ? launch : withCores(launch),
+        device(launch.endpoint().peStart())));
+    if (simProfile != null) {
+      argv.add("--sim-profile");
+      argv.add(simProfile);
+    }
     Map<String, String> env = new HashMap<>(launch.worldEnv());
     env.put("DJL_OFFLINE", "true");
     env.put(PARENT_PID_ENV, Long.toString(parentPid));

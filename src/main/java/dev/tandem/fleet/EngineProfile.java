@@ -3,6 +3,7 @@ package dev.tandem.fleet;
 import static dev.tandem.config.RouterConfig.ENGINE;
 import static dev.tandem.config.RouterConfig.ENGINE_JVM_OPTS;
 import static dev.tandem.config.RouterConfig.PYTHON;
+import static dev.tandem.config.RouterConfig.SIM_PROFILE;
 
 import dev.tandem.config.EngineKind;
 import dev.tandem.config.RouterConfig;
@@ -10,7 +11,7 @@ import dev.tandem.config.RouterConfig;
 /** Which program an engine is and how to talk to it about its health. */
 public interface EngineProfile {
 
-  /** {@code builtin} or {@code mlc}. */
+  /** {@code builtin}, {@code sim} or {@code mlc}. */
   EngineKind kind();
 
   /** The argv and added environment of one engine. */
@@ -36,6 +37,9 @@ public interface EngineProfile {
       case BUILTIN -> new BuiltinProfile(BuiltinProfile.javaExecutable(),
           config.get(ENGINE_JVM_OPTS), TandemClasspath.resolve(), ProcessHandle.current().pid(),
           cds);
+      case SIM -> new BuiltinProfile(BuiltinProfile.javaExecutable(),
+          BuiltinProfile.jvmOptions(EngineKind.SIM, config.get(ENGINE_JVM_OPTS)),
+          TandemClasspath.resolve(), ProcessHandle.current().pid(), cds, config.get(SIM_PROFILE));
     };
   }
 }

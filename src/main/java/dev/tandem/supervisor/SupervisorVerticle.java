@@ -18,6 +18,7 @@ import dev.tandem.config.EndpointConfig;
 import dev.tandem.config.RouterConfig;
 import dev.tandem.config.EngineKind;
 import dev.tandem.bus.Addresses;
+import dev.tandem.fleet.BuiltinProfile;
 import dev.tandem.fleet.EngineCds;
 import dev.tandem.fleet.EngineLaunch;
 import dev.tandem.fleet.EngineProfile;
@@ -146,9 +147,10 @@ public final class SupervisorVerticle extends VerticleBase {
   }
 
   private List<EngineSpec> engineSpecs() {
-    if (config.get(ENGINE) == EngineKind.BUILTIN && config.get(ENGINE_CDS)) {
+    if (config.get(ENGINE) != EngineKind.MLC && config.get(ENGINE_CDS)) {
       cds = EngineCds.in(Path.of(System.getProperty("java.io.tmpdir"), "tandem-cds"),
-          TandemClasspath.resolve(), config.get(ENGINE_JVM_OPTS));
+          TandemClasspath.resolve(),
+          BuiltinProfile.jvmOptions(config.get(ENGINE), config.get(ENGINE_JVM_OPTS)));
     }
     EngineProfile profile = givenProfile != null ? givenProfile : EngineProfile.of(config, cds);
     List<EngineSpec> specs = new ArrayList<>();

@@ -198,7 +198,7 @@ class RouterCommandTest {
   void badValuesOfTypedFlags() {
     assertUsageError("--router-mode must be disagg or round-robin, not 'fast'",
         args("--router-mode", "fast"));
-    assertUsageError("--engine must be builtin or mlc, not 'vllm'", args("--engine", "vllm"));
+    assertUsageError("--engine must be builtin, mlc or sim, not 'vllm'", args("--engine", "vllm"));
     assertUsageError("--endpoint-roles must be prefill, decode or both, not 'p'",
         args("--endpoint-roles", "p", "d", "d"));
     assertUsageError("--router-port must be a whole number, not 'eighty'",

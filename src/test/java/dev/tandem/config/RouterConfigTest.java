@@ -38,7 +38,10 @@ class RouterConfigTest {
         .set(RELEASE_TIMEOUT, Duration.ofSeconds(11)).set(MAX_CONNECTIONS_PER_ENGINE, 16)
         .set(MAX_BODY_BYTES, 4096).set(RETRY_AFTER_SECONDS, 3).set(BUSY_WAIT, Duration.ZERO)
         .set(REQUEST_TOKEN_IDS, false)
-        .set(CHAT_TEMPLATE, "/etc/t.jinja").set(TOOL_CALL_PARSER, "hermes");
+        .set(CHAT_TEMPLATE, "/etc/t.jinja").set(TOOL_CALL_PARSER, "hermes")
+        .set(SIM_PROFILE, "a100-llama2-13b").set(POLICY, "cache-aware").set(CACHE_THRESHOLD, 0.25)
+        .set(BALANCE_ABS, 8).set(BALANCE_REL, 2.0).set(PD_POLICY, "adaptive").set(PD_SHORT_PROMPT, 64)
+        .set(PD_PREFILL_BUSY, 2);
   }
 
   @Test
@@ -87,6 +90,15 @@ class RouterConfigTest {
     assertEquals(RouterOptions.OPTIONS.options().size(), router.toJson().size());
     assertEquals(router, new RouterOptions(router.toJson()));
     assertThrows(IllegalArgumentException.class, () -> router.get(MODEL), "not a router option");
+  }
+
+  @Test
+  void withoutAPolicyTheRouterRoutesByCacheOnlyWhenEnginesKeepAPrefixCache() {
+    assertEquals("cache-aware", new RouterConfig().set(ENABLE_PREFIX_CACHE, true).routerOptions()
+        .get(POLICY));
+    assertEquals("least-loaded", new RouterConfig().routerOptions().get(POLICY));
+    assertEquals("least-loaded", new RouterConfig().set(ENABLE_PREFIX_CACHE, true)
+        .set(POLICY, "least-loaded").routerOptions().get(POLICY));
   }
 
   @Test

@@ -31,6 +31,7 @@ public final class AttemptResult {
   private boolean preempted;
   private int engineCompletionTokens;
   private JsonObject engineUsageExtra;
+  private JsonObject routing;
 
   void delivered() {
     deliveredAny = true;
@@ -77,6 +78,15 @@ public final class AttemptResult {
 
   public int engineCompletionTokens() {
     return engineCompletionTokens;
+  }
+
+  /** How the dispatcher chose engines for this attempt (shown in the debug usage), or null. */
+  void routing(JsonObject routing) {
+    this.routing = routing;
+  }
+
+  public JsonObject routing() {
+    return routing;
   }
 
   /** The {@code usage.extra} of the engine that streamed the answer (its own timings), or null. */

@@ -54,6 +54,8 @@ public final class CompletionFlow implements RelayTarget {
   private int engineCompletionTokens;
   /** The engine's own usage record (timings) of the last attempt that succeeded. */
   private JsonObject engineUsageExtra;
+  /** How the last successful attempt's engines were chosen. */
+  private JsonObject routing;
   private boolean echoSent;
   /** Once a resumption had to replay, later ones replay too (ids are no longer tracked). */
   private boolean replayMode;
@@ -104,6 +106,7 @@ public final class CompletionFlow implements RelayTarget {
       if (ar.succeeded()) {
         engineCompletionTokens += result.engineCompletionTokens();
         engineUsageExtra = result.engineUsageExtra();
+        routing = result.routing();
         return Future.succeededFuture(result);
       }
       Throwable err = ar.cause();
@@ -197,6 +200,9 @@ public final class CompletionFlow implements RelayTarget {
       // record is whole. The token ids are the router's bookkeeping and stay inside.
       JsonObject extra = engineUsageExtra.copy();
       extra.remove("output_token_ids");
+      if (routing != null && !extra.isEmpty()) {
+        extra.put("routing", routing); // beside the engine's debug record: why these engines
+      }
       if (!extra.isEmpty()) {
         usage.put("extra", extra);
       }

@@ -8,7 +8,9 @@ import static dev.tandem.config.RouterOptions.REQUEST_TOKEN_IDS;
 
 import dev.tandem.bus.EngineStatus;
 import dev.tandem.router.metrics.RouterMetrics;
+import dev.tandem.router.policy.CacheAwarePolicy;
 import dev.tandem.router.policy.EngineSnapshot;
+import dev.tandem.router.policy.PdSplitPolicy;
 import dev.tandem.router.policy.KvWindow;
 import dev.tandem.router.upstream.Cancellation;
 import dev.tandem.router.upstream.UpstreamException;
@@ -24,8 +26,10 @@ import org.slf4j.LoggerFactory;
  * Prefill/decode disaggregation in MLC's call order (reference §4.6), with its unsafe spots fixed:
  *
  * <ol>
- *   <li>D = least-loaded READY decode engine, P = least-loaded READY prefill engine other than D
- *       (several may exist); window end from {@code pd_balance_factor}, normalised and validated;
+ *   <li>D = the route policy's READY decode engine (least-loaded, or cache-aware on D's prefix
+ *       cache), then the split policy's decision (static factor, or adaptive: decode-only, full
+ *       or partial), then P = the policy's READY prefill engine other than D (cache-aware on P's
+ *       cache); window end from the balance factor, normalised and validated;
  *   <li>{@code prep_recv} on D: KV metadata and D's prefix-cache hit, checked against the window;
  *   <li>{@code remote_send} on P ({@code recv_rank} = D's first PE) only if D's cache does not
  *       already cover the window;
@@ -56,25 +60,50 @@ public final class DisaggregatedDispatcher implements Dispatcher {
   @Override
   public Future<Void> run(Attempt a) {
     List<EngineSnapshot> engines = calls.registry.snapshot();
-    EngineSnapshot d = calls.policy.pickDecode(engines, a.excluded()).orElse(null);
-    if (d == null) {
+    int[] prompt = a.spec().promptIds();
+    CacheAwarePolicy.Choice dChoice = calls.policy.chooseDecode(engines, a.excluded(), prompt)
+        .orElse(null);
+    if (dChoice == null) {
       return Future.failedFuture(calls.noEngine("decode"));
     }
+    EngineSnapshot d = dChoice.engine();
+    JsonObject routing = calls.chosen("decode", dChoice);
+    a.result().routing(routing);
     Set<Integer> notP = new HashSet<>(a.excluded());
     notP.add(d.id());
-    EngineSnapshot p = calls.policy.pickPrefill(engines, notP).orElse(null);
+    // D's prefill queue: requests it has not admitted yet (its running ones are mostly decoding)
+    long dQueue = d.gauges() == null ? 0 : d.gauges().waiting();
+    PdSplitPolicy.Decision split = calls.split.decide(prompt.length, dChoice.predictedMatch(),
+        calls.policy.prefillQueue(engines, notP), dQueue);
+    calls.metrics.pdDecision(split.kind().label());
+    routing.put("pd", new JsonObject().put("policy", calls.split.options().mode().wireName())
+        .put("decision", split.kind().label()).put("balance_factor", split.balanceFactor())
+        .put("why", split.why()));
     EngineStatus decode = calls.status(d);
     JsonObject body = EngineBodies.generation(a, calls.options.get(REQUEST_TOKEN_IDS));
-    if (p == null) {
-      LOG.debug("{}: no prefill engine ready, engine {} prefills itself", a.engineRequestId(), d.id());
+    if (split.kind() == PdSplitPolicy.Kind.DECODE_ONLY) {
+      LOG.debug("{}: engine {} prefills itself ({})", a.engineRequestId(), d.id(), split.why());
       return calls.registry.lease(decode.id()).during(
-          () -> calls.generate(a, decode, EngineApi.COMPLETIONS, body, () -> {}));
+          () -> calls.generate(a, decode, EngineApi.COMPLETIONS, body, () -> {}))
+          .onSuccess(v -> observe(decode, prompt, a.result().engineUsageExtra()));
     }
-    EngineStatus prefill = calls.status(p);
-    KvWindow window = KvWindow.of(a.spec().promptIds().length,
-        calls.options.get(PD_BALANCE_FACTOR));
+    CacheAwarePolicy.Choice pChoice = calls.policy.choosePrefill(engines, notP, prompt).orElseThrow();
+    calls.metrics.routeDecision("prefill", pChoice.reason().label());
+    routing.put("prefill", new JsonObject().put("engine", pChoice.engine().id())
+        .put("reason", pChoice.reason().label())
+        .put("predicted_prefix_tokens", pChoice.predictedMatch())
+        .put("load", pChoice.engine().score()));
+    EngineStatus prefill = calls.status(pChoice.engine());
+    KvWindow window = KvWindow.of(prompt.length, split.balanceFactor());
     return calls.registry.lease(decode.id()).during(
         () -> disaggregate(a, decode, prefill, window, body));
+  }
+
+  private void observe(EngineStatus decode, int[] prompt, JsonObject usageExtra) {
+    int cached = EngineCalls.cachedTokens(usageExtra);
+    if (cached >= 0) {
+      calls.policy.observed(decode.id(), prompt, cached, true);
+    }
   }
 
   private Future<Void> disaggregate(Attempt a, EngineStatus decode, EngineStatus prefill,
@@ -116,6 +145,7 @@ public final class DisaggregatedDispatcher implements Dispatcher {
                 "expected kv_append_metadata and prefix_matched_length, got " + answer.encode()));
           }
           reservation.opened(md);
+          calls.policy.observed(decode.id(), a.spec().promptIds(), m.intValue(), true);
           if (!window.acceptsPrefixMatch(m.intValue())) {
             return Future.failedFuture(UpstreamException.protocol(decode.id(), "prep_recv",
                 "prefix_matched_length " + m + " outside [0, " + window.end() + "]"));

@@ -8,7 +8,9 @@ import static dev.tandem.config.RouterOptions.START_GENERATE_TIMEOUT;
 import dev.tandem.bus.EngineStatus;
 import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.config.RouterOptions;
+import dev.tandem.router.policy.CacheAwarePolicy;
 import dev.tandem.router.policy.EngineSnapshot;
+import dev.tandem.router.policy.PdSplitPolicy;
 import dev.tandem.router.policy.RoutePolicy;
 import dev.tandem.router.registry.EngineRegistry;
 import dev.tandem.router.upstream.EngineClient;
@@ -26,14 +28,45 @@ final class EngineCalls {
   final EngineClient client;
   final RouterOptions options;
   final RouterMetrics metrics;
+  final PdSplitPolicy split;
 
   EngineCalls(EngineRegistry registry, RoutePolicy policy, EngineClient client,
       RouterOptions options, RouterMetrics metrics) {
+    this(registry, policy, new PdSplitPolicy(PdSplitPolicy.Options.of(PdSplitPolicy.Mode.STATIC,
+        options.get(RouterOptions.PD_BALANCE_FACTOR))), client, options, metrics);
+  }
+
+  EngineCalls(EngineRegistry registry, RoutePolicy policy, PdSplitPolicy split,
+      EngineClient client, RouterOptions options, RouterMetrics metrics) {
     this.registry = registry;
     this.policy = policy;
+    this.split = split;
     this.client = client;
     this.options = options;
     this.metrics = metrics;
+  }
+
+  /** Counts an engine choice and starts the attempt's routing record. */
+  JsonObject chosen(String role, CacheAwarePolicy.Choice choice) {
+    metrics.routeDecision(role, choice.reason().label());
+    metrics.predictedPrefix(choice.predictedMatch());
+    return new JsonObject().put("policy", policy.kind().wireName())
+        .put(role, new JsonObject().put("engine", choice.engine().id())
+            .put("reason", choice.reason().label())
+            .put("predicted_prefix_tokens", choice.predictedMatch())
+            .put("load", choice.engine().score()));
+  }
+
+  /** What the engine said it found in its prefix cache (debug usage), or -1. */
+  static int cachedTokens(JsonObject usageExtra) {
+    if (usageExtra == null) {
+      return -1;
+    }
+    Object v = usageExtra.getValue("prefix_matched_length");
+    if (!(v instanceof Number)) {
+      v = usageExtra.getValue("cached_tokens");
+    }
+    return v instanceof Number n ? n.intValue() : -1;
   }
 
   EngineStatus status(EngineSnapshot snapshot) {

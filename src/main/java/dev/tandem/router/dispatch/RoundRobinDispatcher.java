@@ -3,7 +3,7 @@ package dev.tandem.router.dispatch;
 import static dev.tandem.config.RouterOptions.REQUEST_TOKEN_IDS;
 
 import dev.tandem.bus.EngineStatus;
-import dev.tandem.router.policy.EngineSnapshot;
+import dev.tandem.router.policy.CacheAwarePolicy;
 import io.vertx.core.Future;
 
 /**
@@ -20,14 +20,23 @@ public final class RoundRobinDispatcher implements Dispatcher {
 
   @Override
   public Future<Void> run(Attempt a) {
-    EngineSnapshot pick = calls.policy.pickWhole(calls.registry.snapshot(), a.excluded()).orElse(null);
+    int[] prompt = a.spec().promptIds();
+    CacheAwarePolicy.Choice pick = calls.policy.chooseWhole(calls.registry.snapshot(), a.excluded(),
+        prompt).orElse(null);
     if (pick == null) {
       return Future.failedFuture(calls.noEngine("usable"));
     }
-    EngineStatus engine = calls.status(pick);
+    a.result().routing(calls.chosen("whole", pick));
+    EngineStatus engine = calls.status(pick.engine());
     return calls.registry.lease(engine.id()).during(() -> calls.generate(a, engine,
-        EngineApi.COMPLETIONS, EngineBodies.generation(a, calls.options.get(REQUEST_TOKEN_IDS)),
-        () -> {}));
+            EngineApi.COMPLETIONS, EngineBodies.generation(a, calls.options.get(REQUEST_TOKEN_IDS)),
+            () -> {}))
+        .onSuccess(v -> {
+          int cached = EngineCalls.cachedTokens(a.result().engineUsageExtra());
+          if (cached >= 0) {
+            calls.policy.observed(engine.id(), prompt, cached, false);
+          }
+        });
   }
 
   @Override

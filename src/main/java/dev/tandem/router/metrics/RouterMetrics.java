@@ -39,6 +39,8 @@ public final class RouterMetrics {
   private final Counter clientsGone = counter("tandem_router_clients_gone_total",
       "Requests whose client went away.");
   private final AtomicLong reservationsOpen = new AtomicLong();
+  private final Counter predictedPrefixTokens = counter("tandem_router_predicted_prefix_tokens_total",
+      "Prompt tokens the router expected the chosen engines to find in their prefix caches.");
   private final Counter reservationsReleased = counter("tandem_reservations_released_total",
       "Reservations released explicitly.");
   private final Counter releaseFailures = counter("tandem_reservation_release_failures_total",
@@ -51,6 +53,10 @@ public final class RouterMetrics {
       .description("1 if the engine is READY (in rotation).").register(registry);
   private final MultiGauge engineGauges = MultiGauge.builder("tandem_engine_gauge")
       .description("Each engine's last fresh load report from the bus.").register(registry);
+
+  /** Routing and P/D decisions by their labels, registered on first use (a dozen at most). */
+  private final java.util.concurrent.ConcurrentHashMap<String, Counter> decisions =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   public RouterMetrics() {
     Gauge.builder("tandem_reservations_open", reservationsOpen, AtomicLong::get)
@@ -88,6 +94,30 @@ public final class RouterMetrics {
   /** A resumption attempt started: a continuation from delivered tokens, or a replay. */
   public void resumeAttempt(boolean replay) {
     (replay ? resumeReplayed : resumeContinued).increment();
+  }
+
+  /**
+   * An engine was chosen: {@code role} whole, decode or prefill; {@code reason} prefix, balance,
+   * no-prefix or least-loaded (router.policy.CacheAwarePolicy.Reason).
+   */
+  public void routeDecision(String role, String reason) {
+    decisions.computeIfAbsent("r/" + role + "/" + reason, k -> Counter
+        .builder("tandem_router_route_decisions_total").tag("role", role).tag("reason", reason)
+        .description("Engine choices by role and by why that engine was chosen.")
+        .register(registry)).increment();
+  }
+
+  /** A disaggregated request's split: decode-only, full or partial. */
+  public void pdDecision(String decision) {
+    decisions.computeIfAbsent("pd/" + decision, k -> Counter
+        .builder("tandem_router_pd_decisions_total").tag("decision", decision)
+        .description("Per-request prefill/decode splits (adaptive or static pd policy).")
+        .register(registry)).increment();
+  }
+
+  /** Prompt tokens the chosen engines were predicted to have cached (cache-aware routing). */
+  public void predictedPrefix(long tokens) {
+    predictedPrefixTokens.increment(tokens);
   }
 
   public void reservationOpened() {

@@ -1,6 +1,7 @@
 package dev.tandem.router.policy;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
@@ -8,29 +9,123 @@ import java.util.Set;
  * Chooses engines for one request attempt: a whole-request engine (round-robin mode), a decode
  * engine D and a prefill engine P (disaggregated mode). Only READY engines of a fitting role are
  * candidates, minus those excluded (engines that already failed this request, or D itself when
- * choosing P). Each role rotates its ties independently.
+ * choosing P). With {@link Kind#CACHE_AWARE} the prompt's predicted prefix-cache hit decides
+ * within SGLang's balance thresholds ({@link CacheAwarePolicy}); with {@link Kind#LEAST_LOADED}
+ * the load alone. Each role keeps its own rotation and trees.
  */
 public final class RoutePolicy {
 
+  public enum Kind {
+    LEAST_LOADED, CACHE_AWARE;
+
+    public static Kind parse(String s) {
+      return switch (s.toLowerCase(Locale.ROOT)) {
+        case "least-loaded" -> LEAST_LOADED;
+        case "cache-aware" -> CACHE_AWARE;
+        default -> throw new IllegalArgumentException("policy must be cache-aware or least-loaded, not '" + s + "'");
+      };
+    }
+
+    public String wireName() {
+      return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+  }
+
+  private final Kind kind;
   private final LeastLoadedPolicy whole = new LeastLoadedPolicy();
   private final LeastLoadedPolicy decode = new LeastLoadedPolicy();
   private final LeastLoadedPolicy prefill = new LeastLoadedPolicy();
+  private final CacheAwarePolicy wholeCache;
+  private final CacheAwarePolicy decodeCache;
+  private final CacheAwarePolicy prefillCache;
+
+  public RoutePolicy() {
+    this(Kind.LEAST_LOADED, CacheAwarePolicy.Options.defaults());
+  }
+
+  public RoutePolicy(Kind kind, CacheAwarePolicy.Options cacheOptions) {
+    this.kind = kind;
+    wholeCache = new CacheAwarePolicy(cacheOptions);
+    decodeCache = new CacheAwarePolicy(cacheOptions);
+    prefillCache = new CacheAwarePolicy(cacheOptions);
+  }
+
+  public Kind kind() {
+    return kind;
+  }
 
   /** Any READY engine, whatever its role: MLC's round-robin mode uses every endpoint. */
   public Optional<EngineSnapshot> pickWhole(List<EngineSnapshot> engines, Set<Integer> excluded) {
-    return whole.pick(engines.stream()
-        .filter(e -> e.ready() && !excluded.contains(e.id())).toList());
+    return whole.pick(wholeCandidates(engines, excluded));
   }
 
   /** A READY engine that can decode (role DECODE or BOTH). */
   public Optional<EngineSnapshot> pickDecode(List<EngineSnapshot> engines, Set<Integer> excluded) {
-    return decode.pick(engines.stream()
-        .filter(e -> e.ready() && e.role().canDecode() && !excluded.contains(e.id())).toList());
+    return decode.pick(decodeCandidates(engines, excluded));
   }
 
   /** A READY engine that can prefill (role PREFILL or BOTH); pass D's id in {@code excluded}. */
   public Optional<EngineSnapshot> pickPrefill(List<EngineSnapshot> engines, Set<Integer> excluded) {
-    return prefill.pick(engines.stream()
-        .filter(e -> e.ready() && e.role().canPrefill() && !excluded.contains(e.id())).toList());
+    return prefill.pick(prefillCandidates(engines, excluded));
+  }
+
+  /** The whole-request engine for {@code prompt}, with the reason and the predicted cache hit. */
+  public Optional<CacheAwarePolicy.Choice> chooseWhole(List<EngineSnapshot> engines,
+      Set<Integer> excluded, int[] prompt) {
+    return choose(wholeCandidates(engines, excluded), whole, wholeCache, prompt);
+  }
+
+  public Optional<CacheAwarePolicy.Choice> chooseDecode(List<EngineSnapshot> engines,
+      Set<Integer> excluded, int[] prompt) {
+    return choose(decodeCandidates(engines, excluded), decode, decodeCache, prompt);
+  }
+
+  public Optional<CacheAwarePolicy.Choice> choosePrefill(List<EngineSnapshot> engines,
+      Set<Integer> excluded, int[] prompt) {
+    return choose(prefillCandidates(engines, excluded), prefill, prefillCache, prompt);
+  }
+
+  /** The shortest queue among the engines that could prefill now, or -1 if there are none. */
+  public long prefillQueue(List<EngineSnapshot> engines, Set<Integer> excluded) {
+    return prefillCandidates(engines, excluded).stream().mapToLong(EngineSnapshot::score).min()
+        .orElse(-1);
+  }
+
+  /** An engine's report of how much of a prompt it found cached (whole or decode role). */
+  public void observed(int engineId, int[] prompt, int cachedTokens, boolean decodeRole) {
+    (decodeRole ? decodeCache : wholeCache).observed(engineId, prompt, cachedTokens);
+  }
+
+  /** An engine's process changed (restart, failure): forget what its cache held. */
+  public void forget(int engineId) {
+    wholeCache.forget(engineId);
+    decodeCache.forget(engineId);
+    prefillCache.forget(engineId);
+  }
+
+  private Optional<CacheAwarePolicy.Choice> choose(List<EngineSnapshot> candidates,
+      LeastLoadedPolicy leastLoaded, CacheAwarePolicy cacheAware, int[] prompt) {
+    if (kind == Kind.CACHE_AWARE) {
+      return cacheAware.pick(candidates, prompt);
+    }
+    return leastLoaded.pick(candidates)
+        .map(e -> new CacheAwarePolicy.Choice(e, 0, CacheAwarePolicy.Reason.LEAST_LOADED));
+  }
+
+  private static List<EngineSnapshot> wholeCandidates(List<EngineSnapshot> engines,
+      Set<Integer> excluded) {
+    return engines.stream().filter(e -> e.ready() && !excluded.contains(e.id())).toList();
+  }
+
+  private static List<EngineSnapshot> decodeCandidates(List<EngineSnapshot> engines,
+      Set<Integer> excluded) {
+    return engines.stream()
+        .filter(e -> e.ready() && e.role().canDecode() && !excluded.contains(e.id())).toList();
+  }
+
+  private static List<EngineSnapshot> prefillCandidates(List<EngineSnapshot> engines,
+      Set<Integer> excluded) {
+    return engines.stream()
+        .filter(e -> e.ready() && e.role().canPrefill() && !excluded.contains(e.id())).toList();
   }
 }

@@ -1,0 +1,134 @@
+package dev.tandem.router.policy;
+
+import java.util.Locale;
+
+/**
+ * How much of one request's prompt the prefill engine P computes, chosen per request.
+ *
+ * <ul>
+ *   <li>{@code static} (MLC's behaviour): always disaggregate with the configured
+ *       {@code pd_balance_factor};
+ *   <li>{@code adaptive}: prefill on P first, overflow to D. <b>Decode-only</b> (D prefills the
+ *       prompt itself, no P, no KV hop) when the part D does not have cached is short ({@code
+ *       shortPromptTokens}); <b>full</b> disaggregation while P's queue is below {@code
+ *       prefillBusy}; beyond that decode-only when D has fewer requests waiting than P, else a
+ *       <b>partial</b> split whose balance factor (the share of the uncached prompt D computes)
+ *       follows the queues, {@code f = qP / (qP + qD + 1)} capped at {@code maxBalanceFactor}, so
+ *       the side with the longer queue gets the smaller share.
+ * </ul>
+ *
+ * P's queue is its {@link EngineSnapshot#score()} (a prefill engine runs nothing but prefills);
+ * D's is the requests it has not admitted yet ({@code waiting} of its load report), since its
+ * running ones are mostly decoding. Pure logic, no I/O.
+ */
+public final class PdSplitPolicy {
+
+  public static final int DEFAULT_SHORT_PROMPT_TOKENS = 256;
+  public static final int DEFAULT_PREFILL_BUSY = 4;
+  public static final double DEFAULT_MAX_BALANCE_FACTOR = 0.9;
+
+  public enum Mode {
+    STATIC, ADAPTIVE;
+
+    public static Mode parse(String s) {
+      return switch (s.toLowerCase(Locale.ROOT)) {
+        case "static" -> STATIC;
+        case "adaptive" -> ADAPTIVE;
+        default -> throw new IllegalArgumentException("pd policy must be static or adaptive, not '" + s + "'");
+      };
+    }
+
+    public String wireName() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /** What to do with one request. */
+  public enum Kind {
+    DECODE_ONLY("decode-only"), FULL("full"), PARTIAL("partial");
+
+    private final String label;
+
+    Kind(String label) {
+      this.label = label;
+    }
+
+    public String label() {
+      return label;
+    }
+  }
+
+  /**
+   * @param balanceFactor MLC's {@code pd_balance_factor} for the window (0 for decode-only)
+   * @param why one line for the debug usage
+   */
+  public record Decision(Kind kind, double balanceFactor, String why) {}
+
+  public record Options(Mode mode, double staticBalanceFactor, int shortPromptTokens,
+      int prefillBusy, double maxBalanceFactor) {
+    public Options {
+      if (!(staticBalanceFactor >= 0 && staticBalanceFactor < 1)
+          || !(maxBalanceFactor >= 0 && maxBalanceFactor < 1)) {
+        throw new IllegalArgumentException("balance factors must be in [0, 1)");
+      }
+      if (shortPromptTokens < 0 || prefillBusy < 1) {
+        throw new IllegalArgumentException("shortPromptTokens must be >= 0 and prefillBusy >= 1");
+      }
+    }
+
+    public static Options of(Mode mode, double staticBalanceFactor) {
+      return new Options(mode, staticBalanceFactor, DEFAULT_SHORT_PROMPT_TOKENS,
+          DEFAULT_PREFILL_BUSY, DEFAULT_MAX_BALANCE_FACTOR);
+    }
+  }
+
+  private final Options options;
+
+  public PdSplitPolicy(Options options) {
+    this.options = options;
+  }
+
+  public Options options() {
+    return options;
+  }
+
+  /**
+   * @param promptLength prompt tokens
+   * @param decodeCached tokens the router expects D to have cached
+   * @param prefillQueue P's queue, or -1 when no prefill engine is ready
+   * @param decodeQueue D's waiting requests (before this request)
+   */
+  public Decision decide(int promptLength, int decodeCached, long prefillQueue, long decodeQueue) {
+    if (options.mode() == Mode.STATIC) {
+      return prefillQueue < 0
+          ? new Decision(Kind.DECODE_ONLY, 0, "no prefill engine ready")
+          : new Decision(options.staticBalanceFactor() == 0 ? Kind.FULL : Kind.PARTIAL,
+              options.staticBalanceFactor(), "static pd_balance_factor");
+    }
+    int uncached = Math.max(0, promptLength - decodeCached);
+    if (prefillQueue < 0) {
+      return new Decision(Kind.DECODE_ONLY, 0, "no prefill engine ready");
+    }
+    if (uncached <= options.shortPromptTokens()) {
+      String what = decodeCached > 0 ? "D has " + decodeCached + " of " + promptLength
+          + " tokens cached, " + uncached + " left" : "short prompt (" + promptLength + " tokens)";
+      return new Decision(Kind.DECODE_ONLY, 0, what);
+    }
+    if (prefillQueue < options.prefillBusy()) {
+      return new Decision(Kind.FULL, 0, "prefill queue " + prefillQueue + " below "
+          + options.prefillBusy());
+    }
+    if (decodeQueue < prefillQueue) {
+      return new Decision(Kind.DECODE_ONLY, 0, "prefill engine busy (queue " + prefillQueue
+          + ", decode engine waiting " + decodeQueue + ")");
+    }
+    // both sides have work queued: split the uncached part so both finish about together
+    double f = Math.min(options.maxBalanceFactor(),
+        prefillQueue / (double) (prefillQueue + decodeQueue + 1));
+    // D computes f of the uncached part; MLC's factor counts the whole prompt
+    double share = Math.min(options.maxBalanceFactor(), (f * uncached) / promptLength);
+    return new Decision(Kind.PARTIAL, share, String.format(Locale.ROOT,
+        "queues P %d, D %d: D computes %.0f%% of the %d uncached tokens", prefillQueue,
+        decodeQueue, f * 100, uncached));
+  }
+}

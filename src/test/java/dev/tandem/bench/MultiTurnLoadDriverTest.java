@@ -1,0 +1,68 @@
+package dev.tandem.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.Timeout;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Conversations against a scripted server: turns in order, never two of one conversation at once. */
+@ExtendWith(VertxExtension.class)
+class MultiTurnLoadDriverTest {
+
+  private ScriptedCompletionServer server;
+  private String url;
+
+  @BeforeEach
+  void start(Vertx vertx, VertxTestContext ctx) {
+    server = new ScriptedCompletionServer(vertx, 20, 2);
+    server.start().onComplete(ctx.succeeding(port -> {
+      url = "http://127.0.0.1:" + port;
+      ctx.completeNow();
+    }));
+  }
+
+  @AfterEach
+  void stop(VertxTestContext ctx) {
+    server.close().onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  @Timeout(value = 20, timeUnit = TimeUnit.SECONDS)
+  void closedLoopUsersRunTheirConversationsTurnByTurn(Vertx vertx, VertxTestContext ctx) {
+    WorkloadSpec w = new WorkloadSpec(List.of(new WorkloadClass("chat", LengthDistribution.parse("5"),
+        LengthDistribution.parse("4"), 1)), PromptKind.TEXT, 0, 0, null, 3, new MultiTurn(3, 0.01, 10_000));
+    BenchOptions o = new BenchOptions(url, null, true, true, 2, 0, 12, 0, 0, 0, 64, 10_000, w,
+        Double.NaN, Double.NaN, false);
+    Future.<BenchReport>future(p -> new Thread(() -> BenchRunner.run(vertx, o,
+        new PrintStream(OutputStream.nullOutputStream())).onComplete(p)).start())
+        .onComplete(ctx.succeeding(report -> ctx.verify(() -> {
+          assertEquals(12, report.overall().ok());
+          assertEquals(12, server.bodies.size());
+          assertTrue(server.maxInFlight.get() <= 2, "two users, one turn each at a time");
+          // per conversation ("#c" leads its prompts): 3 turns, arriving in order, each longer
+          java.util.Map<String, List<Integer>> words = new java.util.TreeMap<>();
+          for (JsonObject b : server.bodies) {
+            String[] w2 = b.getString("prompt").split(" ");
+            words.computeIfAbsent(w2[0], k -> new java.util.ArrayList<>()).add(w2.length);
+          }
+          assertEquals(4, words.size(), words.toString());
+          for (List<Integer> lengths : words.values()) {
+            assertEquals(List.of(6, 15, 24), lengths, "each turn adds a 4-word reply and 5 words");
+          }
+          ctx.completeNow();
+        })));
+  }
+}
