@@ -37,15 +37,18 @@ public final class TandemJar {
     return cmd;
   }
 
-  /**
-   * {@code java -Xmx<heap> ... -cp tandem.jar[:test classes] mainClass args...}: another entry point
-   * of the jar (the Vert.x launcher), or a test probe that runs against the jar's classes.
-   */
+  /** {@code java -Xmx<heap> ... -cp tandem.jar mainClass args...}: another entry point of the jar. */
   public static List<String> mainClassCommand(String heap, String mainClass, String... args) {
-    List<String> cmd = jvm(heap);
-    cmd.addAll(List.of("-cp", path() + File.pathSeparator + testClasses(), mainClass));
-    cmd.addAll(Arrays.asList(args));
-    return cmd;
+    return classpathCommand(heap, path().toString(), mainClass, args);
+  }
+
+  /**
+   * {@code java -Xmx<heap> ... -cp tandem.jar:<test classes> probe args...}: a test program that
+   * runs against the jar's classes as a process of its own.
+   */
+  public static List<String> probeCommand(String heap, Class<?> probe, String... args) {
+    return classpathCommand(heap, path() + File.pathSeparator + testClasses(), probe.getName(),
+        args);
   }
 
   /** A builder for {@code command}: DJL offline, stderr into stdout (callers say where it goes). */
@@ -53,6 +56,14 @@ public final class TandemJar {
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     pb.environment().put("DJL_OFFLINE", "true");
     return pb;
+  }
+
+  private static List<String> classpathCommand(String heap, String classpath, String mainClass,
+      String... args) {
+    List<String> cmd = jvm(heap);
+    cmd.addAll(List.of("-cp", classpath, mainClass));
+    cmd.addAll(Arrays.asList(args));
+    return cmd;
   }
 
   private static List<String> jvm(String heap) {
