@@ -45,6 +45,19 @@ public final class StatusEvents {
     return next(e -> state.equals(e.getString("state")), "state " + state);
   }
 
+  /** The next {@code n} events not yet answered, in order. */
+  public Future<List<JsonObject>> next(int n) {
+    List<JsonObject> got = new ArrayList<>();
+    Future<Void> chain = Future.succeededFuture();
+    for (int i = 0; i < n; i++) {
+      chain = chain.compose(v -> next().map(e -> {
+        got.add(e);
+        return null;
+      }));
+    }
+    return chain.map(v -> got);
+  }
+
   /** The state of every event so far, in order. */
   public synchronized List<String> states() {
     return events.stream().map(e -> e.getString("state")).toList();
