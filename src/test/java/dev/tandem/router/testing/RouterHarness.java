@@ -219,7 +219,13 @@ public final class RouterHarness {
   /** Runs {@code work} on the harness's Vert.x context (see {@link #context}). */
   private <T> Future<T> onContext(Supplier<Future<T>> work) {
     Promise<T> p = Promise.promise();
-    context.runOnContext(v -> work.get().onComplete(p));
+    context.runOnContext(v -> {
+      try {
+        work.get().onComplete(p);
+      } catch (RuntimeException e) { // e.g. a call after close(): fail the caller, not the context
+        p.fail(e);
+      }
+    });
     return p.future();
   }
 }
