@@ -17,6 +17,7 @@ import dev.tandem.config.RouterConfig;
 import dev.tandem.config.RouterMode;
 import dev.tandem.bus.Addresses;
 import dev.tandem.fleet.FakeEngine;
+import dev.tandem.testing.Eventually;
 import dev.tandem.testing.Failures;
 import dev.tandem.testing.FreePorts;
 import dev.tandem.testing.TinyModel;
@@ -132,10 +133,12 @@ class SupervisorVerticleTest {
             for (long pid : pids) {
               assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "pid " + pid);
             }
-            assertEquals(3, events.stream().filter(e -> "STOPPED".equals(e.getString("state"))).count());
           });
-          return Failures.of(http.get(port, "127.0.0.1", "/health").send());
+          // published before the undeploy ended; delivered to this test's consumer a moment later
+          return Eventually.untilTrue(vertx, Duration.ofSeconds(2), "3 STOPPED events",
+              () -> events.stream().filter(e -> "STOPPED".equals(e.getString("state"))).count() == 3);
         })
+        .compose(v -> Failures.of(http.get(port, "127.0.0.1", "/health").send()))
         .onComplete(ctx.succeeding(closed -> ctx.verify(() -> {
           assertTrue(closed.getMessage().contains("Connection refused"), "router closed: " + closed);
           ctx.completeNow();
