@@ -5,6 +5,7 @@ import dev.tandem.engine.model.ModelPreset;
 import dev.tandem.engine.model.RandomModelWriter;
 import dev.tandem.engine.model.SafetensorsDtype;
 import dev.tandem.tokenizer.TokenizerFilesWriter;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -53,12 +54,18 @@ public final class MakeModelCommand implements Callable<Integer> {
   @Option(names = "--dtype", defaultValue = "f32", description = "Weight dtype: f32 or bf16. Default: ${DEFAULT-VALUE}.")
   Dtype dtype;
 
+  /** Writes the model folder {@code tandem make-model} writes (the test fixture makes its tiny model so). */
+  public static void write(Path dir, ModelPreset preset, long seed, SafetensorsDtype dtype)
+      throws IOException {
+    LlamaConfig c = preset.config();
+    RandomModelWriter.write(dir, c, seed, dtype);
+    TokenizerFilesWriter.write(dir, c.vocabSize(), c.maxPositionEmbeddings(), seed);
+  }
+
   @Override
   public Integer call() throws Exception {
-    LlamaConfig c = preset.preset.config();
     long t0 = System.nanoTime();
-    RandomModelWriter.write(dir, c, seed, dtype.dtype);
-    TokenizerFilesWriter.write(dir, c.vocabSize(), c.maxPositionEmbeddings(), seed);
+    write(dir, preset.preset, seed, dtype.dtype);
     System.out.printf(Locale.ROOT, "wrote %s: preset %s (%,d parameters), %s, seed %d, in %.1f s%n",
         dir, preset, preset.preset.parameterCount(), dtype, seed, (System.nanoTime() - t0) / 1e9);
     return 0;

@@ -3,18 +3,16 @@ package dev.tandem.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.engine.server.EngineProcess;
 import dev.tandem.testing.FreePorts;
+import dev.tandem.testing.TandemJar;
+import dev.tandem.testing.TinyModel;
 import io.vertx.core.json.JsonObject;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code tandem bench} as a process against a real builtin engine ({@code tandem serve} with the
- * tiny model), both from target/tandem.jar: exact output lengths through ignore_eos, usage-based
+ * tiny model), both from the tandem jar: exact output lengths through ignore_eos, usage-based
  * token counts, TTFT/TPOT present, streaming and not, open loop with a mix and shared prefixes.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
@@ -32,59 +30,24 @@ class BenchAgainstEngineIT {
 
   @TempDir
   static Path dir;
-  private static Process engine;
+  private static EngineProcess engine;
   private static String url;
   private static Path model;
 
-  private static List<String> java(String... args) {
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx512m", "-Dai.djl.offline=true", "-Dhazelcast.phone.home.enabled=false", "-jar",
-        System.getProperty("tandem.jar", "target/tandem.jar")));
-    cmd.addAll(List.of(args));
-    return cmd;
-  }
-
-  private static ProcessBuilder builder(Path log, String... args) {
-    ProcessBuilder pb = new ProcessBuilder(java(args)).redirectErrorStream(true).redirectOutput(log.toFile());
-    pb.environment().put("DJL_OFFLINE", "true");
-    return pb;
-  }
-
   @BeforeAll
   static void startEngine() throws Exception {
-    model = dir.resolve("tiny");
-    Process make = builder(dir.resolve("make-model.log"), "make-model", model.toString(), "--preset", "tiny").start();
-    assertTrue(make.waitFor(120, TimeUnit.SECONDS) && make.exitValue() == 0,
-        "make-model failed: " + Files.readString(dir.resolve("make-model.log")));
+    model = TinyModel.shared();
     int port = FreePorts.one();
     url = "http://127.0.0.1:" + port;
-    engine = builder(dir.resolve("engine.log"), "serve", model.toString(), "--device", "cpu:0", "--host",
-        "127.0.0.1", "--port", Integer.toString(port), "--mode", "server", "--enable-debug").start();
-    HttpClient http = HttpClient.newHttpClient();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-    while (true) {
-      try {
-        HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create(url + "/v1/models"))
-            .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding());
-        if (r.statusCode() == 200) {
-          break;
-        }
-      } catch (IOException e) {
-        // not listening yet
-      }
-      assertTrue(engine.isAlive(), "engine exited: " + Files.readString(dir.resolve("engine.log")));
-      assertTrue(System.nanoTime() < deadline, "engine not ready in 120 s: " + Files.readString(dir.resolve("engine.log")));
-      Thread.sleep(200);
-    }
+    engine = EngineProcess.start(TandemJar.command("512m", "serve", model.toString(), "--device",
+        "cpu:0", "--host", "127.0.0.1", "--port", Integer.toString(port), "--mode", "server",
+        "--enable-debug"), Map.of(), port);
   }
 
   @AfterAll
-  static void stopEngine() throws Exception {
+  static void stopEngine() {
     if (engine != null) {
-      engine.destroy();
-      if (!engine.waitFor(15, TimeUnit.SECONDS)) {
-        engine.destroyForcibly().waitFor();
-      }
+      engine.close();
     }
   }
 
@@ -93,7 +56,8 @@ class BenchAgainstEngineIT {
     Path log = dir.resolve(name + ".log");
     List<String> all = new ArrayList<>(List.of("bench", "--url", url, "--quiet", "--json", json.toString()));
     all.addAll(List.of(args));
-    Process p = builder(log, all.toArray(String[]::new)).start();
+    Process p = TandemJar.process(TandemJar.command("512m", all.toArray(String[]::new)))
+        .redirectOutput(log.toFile()).start();
     assertTrue(p.waitFor(180, TimeUnit.SECONDS), "bench did not finish");
     assertEquals(0, p.exitValue(), "bench failed: " + Files.readString(log));
     return new JsonObject(Files.readString(json));

@@ -1,7 +1,6 @@
 package dev.tandem.cli;
 
 import static dev.tandem.router.testing.FaultInjectingFakeEngine.Behavior.Kind.HANG;
-import static dev.tandem.router.testing.RouterHarness.await;
 import static dev.tandem.router.testing.RouterHarness.status;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,12 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.bus.EngineRole;
 import dev.tandem.bus.EngineState;
 import dev.tandem.config.RouterConfig;
-import dev.tandem.config.RouterOptions;
 import dev.tandem.router.api.ModelInfo;
 import dev.tandem.router.testing.FaultInjectingFakeEngine;
 import dev.tandem.router.testing.FaultInjectingFakeEngine.Behavior;
 import dev.tandem.router.testing.RouterHarness;
 import dev.tandem.testing.FreePorts;
+import dev.tandem.testing.TinyModel;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -51,19 +51,22 @@ class RouterSettingsTakeEffectTest {
   private RouterHarness router;
 
   @BeforeEach
-  void twoEnginesThatHang(Vertx vertx) {
-    hangs1 = await(new FaultInjectingFakeEngine(vertx).start());
-    hangs2 = await(new FaultInjectingFakeEngine(vertx).start());
+  void twoEnginesThatHang(Vertx vertx, VertxTestContext ctx) {
+    hangs1 = new FaultInjectingFakeEngine(vertx);
+    hangs2 = new FaultInjectingFakeEngine(vertx);
     for (int i = 0; i < 4; i++) {
       hangs1.script(FaultInjectingFakeEngine.GENERATION, Behavior.of(HANG));
       hangs2.script(FaultInjectingFakeEngine.GENERATION, Behavior.of(HANG));
     }
+    Future.all(hangs1.start(), hangs2.start()).onComplete(ctx.succeedingThenComplete());
   }
 
   @AfterEach
-  void close() {
-    if (router != null) {
-      router.close();
+  void close(VertxTestContext ctx) {
+    if (router == null) {
+      ctx.completeNow();
+    } else {
+      router.close().onComplete(ctx.succeedingThenComplete());
     }
   }
 
@@ -80,8 +83,7 @@ class RouterSettingsTakeEffectTest {
   @Test
   void fromTheCommandLineOverTheConfigFile(Vertx vertx, VertxTestContext test) throws IOException {
     // the file says 5 attempts of 60 s; the flags win
-    Path model = Files.createDirectories(dir.resolve("model"));
-    Files.writeString(model.resolve("tokenizer.json"), "{}");
+    Path model = TinyModel.stub(dir.resolve("model"));
     Path file = dir.resolve("router.json");
     Files.writeString(file, new JsonObject().put("firstChunkTimeoutMs", 60_000)
         .put("maxEngineAttempts", 5).encode());
@@ -102,16 +104,21 @@ class RouterSettingsTakeEffectTest {
 
   private void expectTimeoutsAfterConfiguredAttempts(Vertx vertx, VertxTestContext test,
       RouterConfig config) {
-    RouterOptions options = config.routerOptions();
-    router = RouterHarness.start(vertx, options, new ModelInfo("fake", 4096, 1000), null);
-    router.announce(status(1, hangs1.url(), EngineRole.BOTH, EngineState.READY, 0),
-        status(2, hangs2.url(), EngineRole.BOTH, EngineState.READY, 0));
     JsonObject request = new JsonObject().put("prompt", new JsonArray().add(3).add(14))
         .put("max_tokens", 4).put("temperature", 0);
-    long start = System.nanoTime();
-    router.postAsync("/v1/completions", request.encode()).onComplete(test.succeeding(answer ->
-        test.verify(() -> {
-          long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    long[] start = new long[1];
+    RouterHarness.start(vertx, config.routerOptions(), new ModelInfo("fake", 4096, 1000), null)
+        .compose(started -> {
+          router = started;
+          return router.announce(status(1, hangs1.url(), EngineRole.BOTH, EngineState.READY, 0),
+              status(2, hangs2.url(), EngineRole.BOTH, EngineState.READY, 0));
+        })
+        .compose(v -> {
+          start[0] = System.nanoTime();
+          return router.post("/v1/completions", request);
+        })
+        .onComplete(test.succeeding(answer -> test.verify(() -> {
+          long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start[0]);
           assertEquals(504, answer.status(), answer.body().toString());
           assertEquals("engine_timeout", answer.json().getJsonObject("error").getString("code"));
           int attempts = hangs1.received("/v1/completions").size()

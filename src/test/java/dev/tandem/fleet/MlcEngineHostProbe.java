@@ -3,6 +3,7 @@ package dev.tandem.fleet;
 import dev.tandem.bus.Addresses;
 import dev.tandem.bus.EngineRole;
 import dev.tandem.config.EndpointConfig;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -28,23 +29,20 @@ public final class MlcEngineHostProbe {
         new RestartPolicy(Duration.ofSeconds(1), Duration.ofSeconds(1), 0), Duration.ZERO);
     Vertx vertx = Vertx.vertx();
     vertx.deployVerticle(new EngineVerticle(spec)); // never READY: the fake python only sleeps
-    while (true) {
-      JsonObject status;
-      try {
-        status = vertx.eventBus().<JsonObject>request(Addresses.engineControl(0), "status")
-            .toCompletionStage().toCompletableFuture().get().body();
-      } catch (java.util.concurrent.ExecutionException notDeployedYet) {
-        Thread.sleep(50);
-        continue;
-      }
-      if (status.getLong("pid") != null) {
-        System.out.println("engine pid " + status.getLong("pid"));
-        System.out.flush();
-        break;
-      }
-      Thread.sleep(50);
-    }
+    enginePid(vertx).onSuccess(pid -> {
+      System.out.println("engine pid " + pid);
+      System.out.flush();
+    });
     Thread.currentThread().join();
+  }
+
+  /** Asks the EngineVerticle for its engine's pid until it has one (it is deploying at first). */
+  private static Future<Long> enginePid(Vertx vertx) {
+    return vertx.eventBus().<JsonObject>request(Addresses.engineControl(0), "status")
+        .map(status -> status.body().getLong("pid"))
+        .recover(notDeployedYet -> Future.succeededFuture(null))
+        .compose(pid -> pid != null ? Future.succeededFuture(pid)
+            : vertx.timer(50).compose(t -> enginePid(vertx)));
   }
 
   private MlcEngineHostProbe() {}

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.tandem.testing.FreePorts;
+import dev.tandem.testing.TandemJar;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -32,12 +34,9 @@ class MlcParentDeathIT {
     Path python = dir.resolve("python");
     Files.writeString(python, "#!/bin/sh\nexec sleep 300\n");
     Files.setPosixFilePermissions(python, PosixFilePermissions.fromString("rwxr-xr-x"));
-    String classpath = Path.of(MlcEngineHostProbe.class.getProtectionDomain().getCodeSource()
-        .getLocation().toURI()) + java.io.File.pathSeparator
-        + System.getProperty("tandem.jar", "target/tandem.jar");
-    Process router = new ProcessBuilder(BuiltinProfile.javaExecutable(), "-Xmx128m", "-cp",
-        classpath, MlcEngineHostProbe.class.getName(), python.toString(), "18999",
-        dir.resolve("engine-0.log").toString()).redirectErrorStream(true).start();
+    Process router = TandemJar.process(TandemJar.probeCommand("128m", MlcEngineHostProbe.class,
+        python.toString(), Integer.toString(FreePorts.one()), dir.resolve("engine-0.log").toString()))
+        .start();
     try {
       long pid = CompletableFuture.supplyAsync(() -> enginePid(router))
           .get(40, TimeUnit.SECONDS);

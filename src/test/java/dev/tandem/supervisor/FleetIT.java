@@ -11,35 +11,34 @@ import static dev.tandem.config.RouterConfig.STARTUP_TIMEOUT;
 import static dev.tandem.config.RouterConfig.STOP_GRACE;
 import static dev.tandem.config.RouterOptions.ROUTER_PORT;
 
-import static dev.tandem.testing.Futures.await;
-import static dev.tandem.testing.Futures.awaitFailure;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.config.RouterConfig;
 import dev.tandem.bus.Addresses;
+import dev.tandem.testing.Eventually;
+import dev.tandem.testing.Failures;
 import dev.tandem.testing.FreePorts;
+import dev.tandem.testing.StatusEvents;
+import dev.tandem.testing.TinyModel;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,22 +47,18 @@ import org.junit.jupiter.api.io.TempDir;
  * tiny model), so that the event bus can be watched directly.
  */
 @ExtendWith(VertxExtension.class)
-@Timeout(value = 180, unit = TimeUnit.SECONDS)
+@Timeout(value = 180, timeUnit = TimeUnit.SECONDS)
 class FleetIT {
   private static final Duration INTERVAL = Duration.ofMillis(500);
-  @TempDir static Path shared;
-  private static Path model;
   @TempDir Path dir;
-  private final BlockingQueue<JsonObject> events = new LinkedBlockingQueue<>();
-
-  @BeforeAll
-  static void tinyModel() throws Exception {
-    model = ProcessTools.makeTinyModel(shared);
-  }
+  private StatusEvents events;
 
   @BeforeEach
-  void watchBus(Vertx vertx) {
-    vertx.eventBus().<JsonObject>consumer(Addresses.ENGINE_STATUS, m -> events.add(m.body()));
+  void watchBus(Vertx vertx, VertxTestContext ctx) {
+    StatusEvents.watch(vertx, Duration.ofSeconds(120)).onComplete(ctx.succeeding(watcher -> {
+      events = watcher;
+      ctx.completeNow();
+    }));
   }
 
   private RouterConfig config(Path modelDir) throws IOException {
@@ -77,86 +72,108 @@ class FleetIT {
   }
 
   @Test
-  void onePrefillTwoDecodeJoinOneWorldAndAKilledEngineComesBack(Vertx vertx) throws Exception {
-    RouterConfig config = config(model);
-    String id = await(vertx.deployVerticle(new SupervisorVerticle(config)));
-
-    // Started concurrently: every engine was STARTING before the first was READY.
-    List<String> startOrder = new ArrayList<>();
-    for (int i = 0; i < 6; i++) {
-      startOrder.add(next().getString("state"));
-    }
-    assertEquals(List.of("STARTING", "STARTING", "STARTING", "READY", "READY", "READY"), startOrder);
-
-    JsonArray engines = await(vertx.eventBus().<JsonObject>request(Addresses.FLEET_QUERY, ""))
-        .body().getJsonArray("engines");
-    assertEquals(3, engines.size());
-    Set<String> uids = new HashSet<>();
-    for (int pe = 0; pe < 3; pe++) {
-      JsonObject engine = engines.getJsonObject(pe);
-      assertEquals(pe == 0 ? "PREFILL" : "DECODE", engine.getString("role"));
-      long pid = engine.getLong("pid");
-      assertTrue(ProcessTools.cmdline(pid).contains("serve " + model + " --device cpu:" + pe + " "),
-          ProcessTools.cmdline(pid));
-      JsonObject init = new JsonObject(ProcessTools.environ(pid).get("MLC_NVSHMEM_INIT_CONFIG_JSON_STR"));
-      assertEquals(3, init.getInteger("npes"));
-      assertEquals(pe, init.getInteger("pe_start"));
-      assertEquals(125, init.getJsonArray("uid").size());
-      uids.add(init.getJsonArray("uid").encode());
-      assertEquals(1, joinedLines(pe, 3), "engine " + pe + " reports its place in the world");
-    }
-    assertEquals(1, uids.size(), "one world");
-
-    // kill -9 of decode engine 1: detected within two health intervals, restarted, back in the world.
-    long pid = engines.getJsonObject(1).getLong("pid");
-    long killedAt = System.nanoTime();
-    ProcessHandle.of(pid).orElseThrow().destroyForcibly();
-    JsonObject unhealthy = next();
-    long detectedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
-    assertEquals("UNHEALTHY", unhealthy.getString("state"));
-    assertEquals(1, unhealthy.getInteger("id"));
-    assertTrue(detectedMs < 2 * INTERVAL.toMillis(), "detected after " + detectedMs + " ms");
-    JsonObject restarting = next();
-    assertEquals("RESTARTING", restarting.getString("state"));
-    assertEquals(1, restarting.getInteger("generation"));
-    JsonObject ready = next();
-    assertEquals("READY", ready.getString("state"));
-    assertEquals(1, ready.getInteger("id"));
-    assertNotEquals(pid, ready.getLong("pid"));
-    assertEquals(2, joinedLines(1, 3), "the restarted engine joined the world again");
-    JsonObject view = await(vertx.eventBus().<JsonObject>request(Addresses.FLEET_QUERY, "")).body();
-    assertEquals("READY", view.getJsonArray("engines").getJsonObject(1).getString("state"));
-
-    await(vertx.undeploy(id));
-    assertEquals(List.of(), ProcessTools.awaitGone(
-        ProcessTools.processesMentioning(model.toString()), 1000), "engines left after undeploy");
+  void onePrefillTwoDecodeJoinOneWorldAndAKilledEngineComesBack(Vertx vertx, VertxTestContext ctx)
+      throws IOException {
+    Path model = TinyModel.copyTo(dir.resolve("tiny")); // this test's engines name this path
+    long[] killed = new long[2]; // pid, nanoTime
+    vertx.deployVerticle(new SupervisorVerticle(config(model))).compose(id -> events.next(6)
+        .compose(started -> {
+          // Started concurrently: every engine was STARTING before the first was READY.
+          ctx.verify(() -> assertEquals(List.of("STARTING", "STARTING", "STARTING", "READY", "READY",
+              "READY"), started.stream().map(e -> e.getString("state")).toList()));
+          return vertx.eventBus().<JsonObject>request(Addresses.FLEET_QUERY, "");
+        })
+        .compose(reply -> {
+          JsonArray engines = reply.body().getJsonArray("engines");
+          ctx.verify(() -> {
+            assertEquals(3, engines.size());
+            Set<String> uids = new HashSet<>();
+            for (int pe = 0; pe < 3; pe++) {
+              JsonObject engine = engines.getJsonObject(pe);
+              assertEquals(pe == 0 ? "PREFILL" : "DECODE", engine.getString("role"));
+              long pid = engine.getLong("pid");
+              assertTrue(ProcessTools.cmdline(pid).contains("serve " + model + " --device cpu:" + pe + " "),
+                  ProcessTools.cmdline(pid));
+              JsonObject init = new JsonObject(ProcessTools.environ(pid).get("MLC_NVSHMEM_INIT_CONFIG_JSON_STR"));
+              assertEquals(3, init.getInteger("npes"));
+              assertEquals(pe, init.getInteger("pe_start"));
+              assertEquals(125, init.getJsonArray("uid").size());
+              uids.add(init.getJsonArray("uid").encode());
+              assertEquals(1, joinedLines(pe, 3), "engine " + pe + " reports its place in the world");
+            }
+            assertEquals(1, uids.size(), "one world");
+          });
+          // kill -9 of decode engine 1: detected within two health intervals, restarted, back in the world.
+          killed[0] = engines.getJsonObject(1).getLong("pid");
+          killed[1] = System.nanoTime();
+          ProcessHandle.of(killed[0]).orElseThrow().destroyForcibly();
+          return events.next();
+        })
+        .compose(unhealthy -> {
+          long detectedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed[1]);
+          ctx.verify(() -> {
+            assertEquals("UNHEALTHY", unhealthy.getString("state"));
+            assertEquals(1, unhealthy.getInteger("id"));
+            assertTrue(detectedMs < 2 * INTERVAL.toMillis(), "detected after " + detectedMs + " ms");
+          });
+          return events.next();
+        })
+        .compose(restarting -> {
+          ctx.verify(() -> {
+            assertEquals("RESTARTING", restarting.getString("state"));
+            assertEquals(1, restarting.getInteger("generation"));
+          });
+          return events.next();
+        })
+        .compose(ready -> {
+          ctx.verify(() -> {
+            assertEquals("READY", ready.getString("state"));
+            assertEquals(1, ready.getInteger("id"));
+            assertNotEquals(killed[0], ready.getLong("pid"));
+            assertEquals(2, joinedLines(1, 3), "the restarted engine joined the world again");
+          });
+          // the supervisor learns it from the same published event, perhaps after this test did
+          return Eventually.until(vertx, Duration.ofSeconds(2), "the supervisor's view of engine 1 READY",
+              () -> vertx.eventBus().<JsonObject>request(Addresses.FLEET_QUERY, "").map(view ->
+                  "READY".equals(view.body().getJsonArray("engines").getJsonObject(1).getString("state"))));
+        })
+        .compose(v -> vertx.undeploy(id)))
+        .compose(v -> noProcessMentions(vertx, model, "engines left after undeploy"))
+        .onComplete(ctx.succeedingThenComplete());
   }
 
   @Test
-  void brokenModelFailsNamingTheEngineItsExitCodeAndLogTailAndLeavesNoProcess(Vertx vertx)
-      throws Exception {
+  void brokenModelFailsNamingTheEngineItsExitCodeAndLogTailAndLeavesNoProcess(Vertx vertx,
+      VertxTestContext ctx) throws IOException {
     Path broken = Files.createDirectories(dir.resolve("broken"));
-    Files.copy(model.resolve("tokenizer.json"), broken.resolve("tokenizer.json"));
+    Files.copy(TinyModel.shared().resolve("tokenizer.json"), broken.resolve("tokenizer.json"));
     Files.writeString(broken.resolve("config.json"), "{\"architectures\": [\"NotALlama\"]");
-    Throwable failure = awaitFailure(vertx.deployVerticle(new SupervisorVerticle(config(broken))));
-    String message = failure.getMessage();
-    assertTrue(message.matches("(?s)engine \\d \\((prefill|decode), 127\\.0\\.0\\.1:\\d+, cpu:\\d\\)"
-        + " exited with code [1-9]\\d* before it was ready .*last lines:\n  \\| .*"), message);
-    assertEquals(List.of(), ProcessTools.awaitGone(
-        ProcessTools.processesMentioning(broken.toString()), 1000), "no engine left behind");
+    Failures.of(vertx.deployVerticle(new SupervisorVerticle(config(broken))))
+        .compose(failure -> {
+          ctx.verify(() -> {
+            String message = failure.getMessage();
+            assertTrue(message.matches("(?s)engine \\d \\((prefill|decode), 127\\.0\\.0\\.1:\\d+, cpu:\\d\\)"
+                + " exited with code [1-9]\\d* before it was ready .*last lines:\n  \\| .*"), message);
+          });
+          return noProcessMentions(vertx, broken, "no engine left behind");
+        })
+        .onComplete(ctx.succeedingThenComplete());
+  }
+
+  /** Completes once no process names {@code model} on its command line (within a second). */
+  private static Future<Void> noProcessMentions(Vertx vertx, Path model, String what) {
+    return Eventually.until(vertx, Duration.ofSeconds(1), what, () -> vertx.executeBlocking(() -> {
+      List<Long> left = ProcessTools.processesMentioning(model.toString());
+      if (!left.isEmpty()) {
+        throw new AssertionError("still running: " + left);
+      }
+      return true;
+    }));
   }
 
   private int joinedLines(int pe, int npes) throws IOException {
     String log = Files.readString(dir.resolve("logs/engine-" + pe + ".log"));
     return (int) log.lines().filter(l -> l.contains("joined the world")
         && l.contains("PEs " + pe + ".." + pe + " of " + npes)).count();
-  }
-
-  private JsonObject next() throws InterruptedException {
-    JsonObject event = events.poll(120, TimeUnit.SECONDS);
-    if (event == null) {
-      throw new AssertionError("no engine status event within 120 s");
-    }
-    return event;
   }
 }

@@ -8,23 +8,23 @@ import dev.tandem.config.RouterOptions;
 import dev.tandem.config.RouterMode;
 import dev.tandem.router.RouterVerticle;
 import dev.tandem.router.api.ModelInfo;
+import dev.tandem.testing.Eventually;
 import dev.tandem.testing.FreePorts;
+import dev.tandem.testing.TinyModel;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
+import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * their load, the requests swap too. No engine is ever asked for {@code /metrics}.
  */
 @ExtendWith(VertxExtension.class)
-@Timeout(value = 90, unit = TimeUnit.SECONDS)
+@Timeout(value = 90, timeUnit = TimeUnit.SECONDS)
 class LoadOverBusBalancingTest {
   private static final int REQUESTS = 8;
   private static final JsonObject BUSY = new JsonObject().put("running", 4).put("waiting", 40);
@@ -48,8 +48,7 @@ class LoadOverBusBalancingTest {
   @Test
   void anEngineReportingALongQueueGetsNoNewRequestsWhileAnotherIsIdle(Vertx vertx,
       VertxTestContext ctx) throws Exception {
-    Path model = Files.createDirectories(dir.resolve("model"));
-    Files.writeString(model.resolve("tokenizer.json"), "{}");
+    Path model = TinyModel.stub(dir.resolve("model"));
     int[] ports = FreePorts.of(3);
     RouterConfig config = new RouterConfig().set(RouterConfig.MODEL, model.toString())
         .set(RouterOptions.ROUTER_MODE, RouterMode.ROUND_ROBIN).set(RouterOptions.ROUTER_PORT, ports[2])
@@ -71,7 +70,8 @@ class LoadOverBusBalancingTest {
     String idlePort = "engine " + ports[1];
 
     vertx.deployVerticle(supervisor)
-        .compose(id -> until(vertx, () -> waitingSeen(http, router, 40, 0)))
+        .compose(id -> Eventually.until(vertx, Duration.ofSeconds(20), "the router to see 40 waiting on engine 0",
+            () -> waitingSeen(http, router, 40, 0)))
         .compose(v -> completions(http, router))
         .compose(texts -> {
           ctx.verify(() -> assertEquals(List.of(idlePort), distinct(texts),
@@ -79,7 +79,8 @@ class LoadOverBusBalancingTest {
           return Future.all(post(http, ports[0], "/fake/load", IDLE),
               post(http, ports[1], "/fake/load", BUSY));
         })
-        .compose(v -> until(vertx, () -> waitingSeen(http, router, 0, 40)))
+        .compose(v -> Eventually.until(vertx, Duration.ofSeconds(20), "the router to see the swapped load",
+            () -> waitingSeen(http, router, 0, 40)))
         .compose(v -> completions(http, router))
         .compose(texts -> {
           ctx.verify(() -> assertEquals(List.of(busyPort), distinct(texts),
@@ -140,23 +141,5 @@ class LoadOverBusBalancingTest {
 
   private static List<String> distinct(List<String> texts) {
     return texts.stream().distinct().toList();
-  }
-
-  /** Completes when {@code check} answers true; polls every 50 ms for at most 20 s. */
-  private static Future<Void> until(Vertx vertx, Supplier<Future<Boolean>> check) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    return poll(vertx, check, deadline);
-  }
-
-  private static Future<Void> poll(Vertx vertx, Supplier<Future<Boolean>> check, long deadline) {
-    return check.get().recover(err -> Future.succeededFuture(false)).compose(ok -> {
-      if (ok) {
-        return Future.succeededFuture();
-      }
-      if (System.nanoTime() > deadline) {
-        return Future.failedFuture(new AssertionError("the router never saw the reported load"));
-      }
-      return vertx.timer(50).compose(t -> poll(vertx, check, deadline));
-    });
   }
 }

@@ -1,6 +1,5 @@
 package dev.tandem.supervisor;
 
-import dev.tandem.testing.FreePorts;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,41 +10,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** Helpers of the process tests: the tandem jar, the tiny model, and /proc views of processes. */
+/** /proc views of processes for the process tests (the jar and the model: dev.tandem.testing). */
 final class ProcessTools {
   private ProcessTools() {}
-
-  static Path tandemJar() {
-    String jar = System.getProperty("tandem.jar", "target/tandem.jar");
-    Path path = Path.of(jar).toAbsolutePath();
-    if (!Files.isRegularFile(path)) {
-      throw new IllegalStateException(path + " is missing: run mvn package first");
-    }
-    return path;
-  }
-
-  /** The java command that runs the tandem jar offline, as child JVMs must be run. */
-  static List<String> java(String... jvmOpts) {
-    List<String> cmd = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-    cmd.addAll(List.of(jvmOpts));
-    cmd.addAll(List.of("-Dai.djl.offline=true", "-Dhazelcast.phone.home.enabled=false",
-        "-jar", tandemJar().toString()));
-    return cmd;
-  }
-
-  /** {@code tandem make-model DIR --preset tiny}. */
-  static Path makeTinyModel(Path dir) throws IOException, InterruptedException {
-    Path model = dir.resolve("tiny");
-    List<String> cmd = java("-Xmx256m");
-    cmd.addAll(List.of("make-model", model.toString(), "--preset", "tiny"));
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new IllegalStateException("make-model failed: " + out);
-    }
-    return model;
-  }
 
   /** Live processes whose command line contains {@code marker} (e.g. a test's unique model path). */
   static List<Long> processesMentioning(String marker) {

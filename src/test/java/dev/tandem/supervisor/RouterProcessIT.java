@@ -12,6 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.config.RouterConfig;
 import dev.tandem.testing.FreePorts;
+import dev.tandem.testing.TandemJar;
+import dev.tandem.testing.TinyModel;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -27,7 +29,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,15 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class RouterProcessIT {
   private static final long STOP_GRACE_MS = 3000;
-  @TempDir static Path shared;
-  private static Path tinyModel;
   @TempDir Path dir;
   private Process router;
-
-  @BeforeAll
-  static void tinyModel() throws Exception {
-    tinyModel = ProcessTools.makeTinyModel(shared);
-  }
 
   @AfterEach
   void killLeftovers() throws InterruptedException {
@@ -58,25 +52,18 @@ class RouterProcessIT {
 
   /** A private copy of the model, so that engines of this test are found by their command line. */
   private Path model() throws IOException {
-    Path copy = Files.createDirectories(dir.resolve("model"));
-    try (var files = Files.list(tinyModel)) {
-      for (Path f : files.toList()) {
-        Files.copy(f, copy.resolve(f.getFileName()));
-      }
-    }
-    return copy;
+    return TinyModel.copyTo(dir.resolve("model"));
   }
 
   private Process startRouter(Path model, int routerPort, int... enginePorts) throws IOException {
-    List<String> cmd = ProcessTools.java("-Xmx256m");
-    cmd.addAll(List.of("router", model.toString(), "--router-port", Integer.toString(routerPort),
-        "--log-dir", dir.resolve("logs").toString(), "--engine-jvm-opts=-Xmx256m",
-        "--health-interval", "0.5", "--stop-grace", STOP_GRACE_MS + "ms", "--endpoint-ports"));
+    List<String> cmd = TandemJar.command("256m", "router", model.toString(), "--router-port",
+        Integer.toString(routerPort), "--log-dir", dir.resolve("logs").toString(),
+        "--engine-jvm-opts=-Xmx256m", "--health-interval", "0.5", "--stop-grace",
+        STOP_GRACE_MS + "ms", "--endpoint-ports");
     for (int p : enginePorts) {
       cmd.add(Integer.toString(p));
     }
-    router = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(dir.resolve("router.out").toFile()).start();
+    router = TandemJar.process(cmd).redirectOutput(dir.resolve("router.out").toFile()).start();
     return router;
   }
 
@@ -138,12 +125,9 @@ class RouterProcessIT {
         .set(ENGINE_JVM_OPTS, List.of("-Xmx256m")).set(STOP_GRACE, Duration.ofMillis(STOP_GRACE_MS));
     Path json = dir.resolve("router.json");
     Files.writeString(json, config.toJson().encodePrettily());
-    List<String> cmd = ProcessTools.java("-Xmx256m");
-    int jar = cmd.indexOf("-jar");
-    cmd.set(jar, "-cp");
-    cmd.addAll(List.of("io.vertx.launcher.application.VertxApplication",
-        SupervisorVerticle.class.getName(), "-conf", json.toString()));
-    router = new ProcessBuilder(cmd).redirectErrorStream(true)
+    router = TandemJar.process(TandemJar.mainClassCommand("256m",
+            "io.vertx.launcher.application.VertxApplication", SupervisorVerticle.class.getName(),
+            "-conf", json.toString()))
         .redirectOutput(dir.resolve("router.out").toFile()).start();
     List<Long> engines = awaitFleet(ports[2], 2);
     router.destroy(); // SIGTERM: the launcher closes Vert.x, which undeploys the supervisor
@@ -154,7 +138,7 @@ class RouterProcessIT {
   @Test
   void brokenModelExitsNonZeroNamingTheEngineAndLeavesNoProcess() throws Exception {
     Path broken = Files.createDirectories(dir.resolve("broken"));
-    Files.copy(tinyModel.resolve("tokenizer.json"), broken.resolve("tokenizer.json"));
+    Files.copy(TinyModel.shared().resolve("tokenizer.json"), broken.resolve("tokenizer.json"));
     int[] ports = FreePorts.of(3);
     startRouter(broken, ports[2], ports[0], ports[1]);
     assertTrue(router.waitFor(120, TimeUnit.SECONDS), "router gave up");

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.testing.FreePorts;
 import dev.tandem.world.transport.ReservingKvTargetDouble;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -107,10 +107,7 @@ class WorldJoinTest {
 
   @Test
   void deadRootFailsClearlyWithinTheTimeout() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      port = s.getLocalPort();
-    }
+    int port = FreePorts.one(); // nobody listens there
     int[] uid = WorldUid.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port)).encode();
     long start = System.nanoTime();
     WorldException e = assertThrows(WorldException.class, () -> join(uid, 2, 0, Duration.ofMillis(1500)));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.testing.Eventually;
 import dev.tandem.world.transport.ReservingKvTargetDouble;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -65,15 +66,8 @@ class WorldRootOnVertxTest {
     }, false);
   }
 
-  private static Future<Void> until(Vertx vertx, BooleanSupplier condition) {
-    Promise<Void> met = Promise.promise();
-    vertx.setPeriodic(20, id -> {
-      if (condition.getAsBoolean()) {
-        vertx.cancelTimer(id);
-        met.complete();
-      }
-    });
-    return met.future();
+  private static Future<Void> until(Vertx vertx, String what, BooleanSupplier condition) {
+    return Eventually.untilTrue(vertx, Duration.ofSeconds(20), what, condition);
   }
 
   @Test
@@ -88,9 +82,9 @@ class WorldRootOnVertxTest {
       int oldPort = d.kvAddress().getPort();
       long oldGeneration = p.table().owner(1).orElseThrow().generation();
       d.close(); // the decode engine dies: the root tells P
-      return until(vertx, () -> !p.table().owner(1).orElseThrow().live())
+      return until(vertx, "P to hear that PE 1 left", () -> !p.table().owner(1).orElseThrow().live())
           .compose(v -> join(vertx, root, 1)) // ... and its restart is admitted again
-          .compose(d2 -> until(vertx, () -> p.table().owner(1).orElseThrow().live()).map(v -> {
+          .compose(d2 -> until(vertx, "P to see PE 1 back", () -> p.table().owner(1).orElseThrow().live()).map(v -> {
             ctx.verify(() -> {
               PeTable.Entry moved = p.table().owner(1).orElseThrow();
               assertEquals(d2.kvAddress().getPort(), moved.kvPort(), "P's table follows the restart");

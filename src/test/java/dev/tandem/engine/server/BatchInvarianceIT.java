@@ -3,6 +3,7 @@ package dev.tandem.engine.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.testing.TinyModel;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -15,7 +16,6 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Batch invariance end to end: greedy token ids and logprobs are identical for a prompt run alone,
@@ -24,15 +24,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BatchInvarianceIT {
   static final int[] LENGTHS = {1, 9, 33, 70, 150, 47, 16, 120};
-  @TempDir
-  static Path tmp;
   static Path model;
   /** Per prompt: the choice (text + logprobs) and token ids from the chunk-512 engine, run alone. */
   static final List<JsonObject> reference = new ArrayList<>();
 
   @BeforeAll
-  static void makeModel() throws Exception {
-    model = EngineProcess.makeModel(tmp.resolve("tiny"), "tiny", 11);
+  static void tinyModel() {
+    model = TinyModel.shared();
   }
 
   @AfterAll

@@ -1,6 +1,7 @@
 package dev.tandem.engine.server;
 
 import dev.tandem.testing.FreePorts;
+import dev.tandem.testing.TandemJar;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** A {@code tandem serve} child JVM started from target/tandem.jar for process tests. */
+/** A {@code tandem serve} child JVM started from the tandem jar for process tests. */
 public final class EngineProcess implements AutoCloseable {
   private final Process process;
   private final Path log;
@@ -25,51 +26,10 @@ public final class EngineProcess implements AutoCloseable {
     this.http = new HttpJson("127.0.0.1", port);
   }
 
-  public static Path jar() {
-    return Path.of(System.getProperty("tandem.jar", "target/tandem.jar")).toAbsolutePath();
-  }
-
-  /** {@code java <test JVM flags> -jar tandem.jar args...}, with the Vector API as engines get it from the fleet. */
-  public static List<String> javaCommand(String heap, String... args) {
-    List<String> cmd = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heap,
-        "-XX:+UseSerialGC", "--add-modules=jdk.incubator.vector",
-        "-Dai.djl.offline=true", "-Dhazelcast.phone.home.enabled=false", "-jar", jar().toString()));
-    cmd.addAll(Arrays.asList(args));
-    return cmd;
-  }
-
-  public static ProcessBuilder builder(List<String> command, Path log) {
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(log.toFile());
-    pb.environment().put("DJL_OFFLINE", "true");
-    return pb;
-  }
-
-  /** Writes the seeded tiny model into {@code dir} with {@code tandem make-model}. */
-  public static Path makeModel(Path dir, String preset, long seed) throws Exception {
-    Path log = Files.createTempFile("make-model", ".log");
-    Process p = builder(javaCommand("256m", "make-model", dir.toString(), "--preset", preset,
-        "--seed", Long.toString(seed)), log).start();
-    try {
-      if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        p.destroyForcibly();
-        throw new IllegalStateException("make-model failed: " + Files.readString(log));
-      }
-      return dir;
-    } finally {
-      Files.deleteIfExists(log);
-    }
-  }
-
-  public static int freePort() throws IOException {
-    return FreePorts.one();
-  }
-
   /** Starts {@code serve MODEL --host 127.0.0.1 --port <free> args...} and waits for /v1/models. */
   public static EngineProcess serve(Path model, Map<String, String> env, String... args)
       throws Exception {
-    int port = freePort();
+    int port = FreePorts.one();
     return start(serveCommand(model, port, args), env, port);
   }
 
@@ -85,7 +45,7 @@ public final class EngineProcess implements AutoCloseable {
   public static EngineProcess launch(List<String> command, Map<String, String> env, int port)
       throws IOException {
     Path log = Files.createTempFile("engine-" + port, ".log");
-    ProcessBuilder pb = builder(command, log);
+    ProcessBuilder pb = TandemJar.process(command).redirectOutput(log.toFile());
     pb.environment().putAll(env);
     return new EngineProcess(pb.start(), log, port);
   }
@@ -95,7 +55,7 @@ public final class EngineProcess implements AutoCloseable {
     List<String> all = new ArrayList<>(List.of("serve", model.toString()));
     all.addAll(Arrays.asList(args));
     all.addAll(List.of("--host", "127.0.0.1", "--port", Integer.toString(port)));
-    return javaCommand("384m", all.toArray(String[]::new));
+    return TandemJar.command("384m", all.toArray(String[]::new));
   }
 
   /** Polls GET /v1/models like PopenServer's probe until 200; fails early if the child died. */

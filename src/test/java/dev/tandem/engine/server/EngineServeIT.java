@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.testing.TinyModel;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -14,19 +15,16 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** One real engine process on the tiny model: the completion API end to end. */
 class EngineServeIT {
-  @TempDir
-  static Path tmp;
   static EngineProcess engine;
   static HttpJson http;
   static Path model;
 
   @BeforeAll
   static void start() throws Exception {
-    model = EngineProcess.makeModel(tmp.resolve("tiny"), "tiny", 7);
+    model = TinyModel.shared();
     // one core, the second one (wrapping on a 1-core machine): as the fleet starts engine 1
     engine = EngineProcess.serve(model, Map.of(), "--device", "cpu:1", "--enable-debug",
         "--mode", "local", "--overrides", "max_num_sequence=8;max_total_seq_length=16384;tensor_parallel_shards=1");

@@ -12,6 +12,9 @@ import dev.tandem.engine.sched.EngineOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.Timeout;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
 import java.io.InputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -21,37 +24,39 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The engine's HTTP layer in-process (response shapes, SSE framing, validation, disconnects),
  * over a KV-chained stand-in model so it runs in milliseconds; the real model is covered by the
  * process tests (*IT).
  */
+@ExtendWith(VertxExtension.class)
+@Timeout(value = 10, timeUnit = TimeUnit.SECONDS) // the deployment in start()
 class EngineServerHttpTest {
-  private static Vertx vertx;
   private static Engine engine;
   private static ChainedHashModel model;
   private static HttpJson http;
   private static int port;
 
   @BeforeAll
-  static void start() throws Exception {
-    vertx = Vertx.vertx();
+  static void start(Vertx vertx, VertxTestContext ctx) throws Exception {
     model = new ChainedHashModel(4096);
     engine = new Engine(model, new ByteTokenizer(),
         new EngineOptions(8, 128, 64, 512, true, Duration.ofSeconds(60)));
     engine.start();
     EngineServerVerticle server = new EngineServerVerticle(engine, new ByteTokenizer(), null,
         new EngineServerConfig("127.0.0.1", 0, "stand-in", true));
-    vertx.deployVerticle(server).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    port = server.actualPort();
-    http = new HttpJson("127.0.0.1", port);
+    vertx.deployVerticle(server).onComplete(ctx.succeeding(id -> {
+      port = server.actualPort();
+      http = new HttpJson("127.0.0.1", port);
+      ctx.completeNow();
+    }));
   }
 
   @AfterAll
   static void stop() throws Exception {
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    engine.close();
+    engine.close(); // the server goes with the extension's Vert.x
   }
 
   @Test

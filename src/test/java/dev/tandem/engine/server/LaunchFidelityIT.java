@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.world.WorldRoot;
+import dev.tandem.testing.FreePorts;
+import dev.tandem.testing.TandemJar;
+import dev.tandem.testing.TinyModel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,16 +25,16 @@ class LaunchFidelityIT {
   static Path model;
 
   @BeforeAll
-  static void makeModel() throws Exception {
-    model = EngineProcess.makeModel(tmp.resolve("tiny"), "tiny", 3);
+  static void tinyModel() {
+    model = TinyModel.shared();
   }
 
   @Test
   void popenServerArgvIsServedWithinTheProbeLimit() throws Exception {
-    int port = EngineProcess.freePort();
+    int port = FreePorts.one();
     // PopenServer's order: model, --model-lib, --device, --enable-debug, --mode, --speculative-mode,
     // --prefix-cache-mode, --overrides, --enable-debug (again), --host, --port
-    List<String> cmd = EngineProcess.javaCommand("384m", "serve", model.toString(),
+    List<String> cmd = TandemJar.command("384m", "serve", model.toString(),
         "--model-lib", "/nonexistent/model-lib.so", "--device", "cpu:0", "--enable-debug",
         "--mode", "server", "--speculative-mode", "disable", "--prefix-cache-mode", "radix",
         "--overrides", "gpu_memory_utilization=0.8;spec_draft_length=0", "--enable-debug",
@@ -69,7 +72,8 @@ class LaunchFidelityIT {
     };
     for (String[] args : cases) {
       Path log = Files.createTempFile(tmp, "usage", ".log");
-      Process p = EngineProcess.builder(EngineProcess.javaCommand("128m", args), log).start();
+      Process p = TandemJar.process(TandemJar.command("128m", args)).redirectOutput(log.toFile())
+          .start();
       assertTrue(p.waitFor(60, TimeUnit.SECONDS), Arrays.toString(args));
       String out = Files.readString(log);
       assertEquals(2, p.exitValue(), Arrays.toString(args) + " -> " + out);
@@ -101,9 +105,9 @@ class LaunchFidelityIT {
     }
     String env = "{\"uid\": [" + String.join(", ", ints) + "], \"npes\": 1, \"pe_start\": 0}";
     Path log = Files.createTempFile(tmp, "world", ".log");
-    ProcessBuilder pb = EngineProcess.builder(EngineProcess.javaCommand("256m", "serve",
+    ProcessBuilder pb = TandemJar.process(TandemJar.command("256m", "serve",
         model.toString(), "--world-join-timeout", "5", "--overrides", "max_total_seq_length=2048",
-        "--port", Integer.toString(EngineProcess.freePort())), log);
+        "--port", Integer.toString(FreePorts.one()))).redirectOutput(log.toFile());
     pb.environment().put("MLC_NVSHMEM_INIT_CONFIG_JSON_STR", env);
     Process p = pb.start();
     assertTrue(p.waitFor(60, TimeUnit.SECONDS));

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.world.WorldRoot;
+import dev.tandem.testing.FreePorts;
+import dev.tandem.testing.TinyModel;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -22,7 +24,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 3, "what must be shown" 1 and 2, across three engine JVMs: P (PE 0) and D (PE 1, radix
@@ -41,8 +42,6 @@ class MicroServingDifferentialIT {
   static final int[] LENGTHS = {1, 2, 5, 16, 17, 31, 48, 64, 99, 128, 200, 256, 333, 480, 513, 640,
       777, 900, 1000, 1024};
 
-  @TempDir
-  static Path tmp;
   static WorldRoot root;
   static EngineProcess p;
   static EngineProcess d;
@@ -51,13 +50,13 @@ class MicroServingDifferentialIT {
 
   @BeforeAll
   static void start() throws Exception {
-    Path model = EngineProcess.makeModel(tmp.resolve("tiny"), "tiny", 11);
+    Path model = TinyModel.shared();
     root = WorldRoot.start("127.0.0.1", 2);
     String[] common = {"--device", "cpu:0", "--enable-debug", "--mode", "server",
         "--overrides", "max_num_sequence=8;max_total_seq_length=20480"};
-    int pp = EngineProcess.freePort();
-    int dp = EngineProcess.freePort();
-    int rp = EngineProcess.freePort();
+    int pp = FreePorts.one();
+    int dp = FreePorts.one();
+    int rp = FreePorts.one();
     p = EngineProcess.launch(EngineProcess.serveCommand(model, pp, common),
         Map.of("MLC_NVSHMEM_INIT_CONFIG_JSON_STR", MicroServingCalls.worldEnv(root, 0)), pp);
     d = EngineProcess.launch(EngineProcess.serveCommand(model, dp, common),

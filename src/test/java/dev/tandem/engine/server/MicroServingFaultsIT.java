@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.tandem.engine.kv.KvAppendMetadata;
 import dev.tandem.world.WorldRoot;
+import dev.tandem.testing.FreePorts;
+import dev.tandem.testing.TinyModel;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -27,7 +29,6 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 3, "what must be shown" 3, with engine processes in one world: P (PE 0, one sequence at a
@@ -40,8 +41,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MicroServingFaultsIT {
-  @TempDir
-  static Path tmp;
   static WorldRoot root;
   static EngineProcess p;
   static EngineProcess d;
@@ -51,12 +50,12 @@ class MicroServingFaultsIT {
 
   @BeforeAll
   static void start() throws Exception {
-    Path model = EngineProcess.makeModel(tmp.resolve("tiny"), "tiny", 21);
-    Path other = EngineProcess.makeModel(tmp.resolve("tiny-other-seed"), "tiny", 22);
+    Path model = TinyModel.shared();
+    Path other = TinyModel.seeded(TinyModel.SEED + 1);
     root = WorldRoot.start("127.0.0.1", 3);
-    int pp = EngineProcess.freePort();
-    int dp = EngineProcess.freePort();
-    int xp = EngineProcess.freePort();
+    int pp = FreePorts.one();
+    int dp = FreePorts.one();
+    int xp = FreePorts.one();
     String env = "MLC_NVSHMEM_INIT_CONFIG_JSON_STR";
     // P runs one sequence at a time, so that a long generation can hold a remote_send in flight
     p = EngineProcess.launch(EngineProcess.serveCommand(model, pp, "--enable-debug", "--mode", "server",

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.world.WorldRoot;
+import dev.tandem.testing.FreePorts;
+import dev.tandem.testing.TinyModel;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -14,7 +16,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * MicroServing across two engine processes joined in one KV world (P = PE 0, D = PE 1): the
@@ -23,8 +24,6 @@ import org.junit.jupiter.api.io.TempDir;
  * behave.
  */
 class MicroServingIT {
-  @TempDir
-  static Path tmp;
   static WorldRoot root;
   static EngineProcess p;
   static EngineProcess d;
@@ -32,15 +31,15 @@ class MicroServingIT {
 
   @BeforeAll
   static void start() throws Exception {
-    Path model = EngineProcess.makeModel(tmp.resolve("tiny"), "tiny", 5);
+    Path model = TinyModel.shared();
     root = WorldRoot.start("127.0.0.1", 2);
     List<String> uid = new ArrayList<>();
     for (int v : root.uid()) {
       uid.add(Integer.toString(v));
     }
     String u = "[" + String.join(", ", uid) + "]";
-    int pp = EngineProcess.freePort();
-    int dp = EngineProcess.freePort();
+    int pp = FreePorts.one();
+    int dp = FreePorts.one();
     String[] args = {"--device", "cpu:0", "--enable-debug", "--mode", "server", "--parked-ttl", "4",
         "--overrides", "max_num_sequence=8;max_total_seq_length=16384"};
     p = EngineProcess.launch(EngineProcess.serveCommand(model, pp, args), Map.of(

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.testing.FreePorts;
+import dev.tandem.testing.TinyModel;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
@@ -23,7 +25,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Back-pressure for streaming clients, with engine processes and raw sockets whose receive buffer
@@ -35,16 +36,14 @@ class SlowStreamingClientIT {
   static final int MAX_TOKENS = 2000;
   static final int N = 2;
 
-  @TempDir
-  static Path tmp;
   static EngineProcess patient;
   static EngineProcess strict;
 
   @BeforeAll
   static void start() throws Exception {
-    Path model = EngineProcess.makeModel(tmp.resolve("tiny"), "tiny", 41);
-    int a = EngineProcess.freePort();
-    int b = EngineProcess.freePort();
+    Path model = TinyModel.shared();
+    int a = FreePorts.one();
+    int b = FreePorts.one();
     String[] common = {"--enable-debug", "--mode", "server", "--overrides",
         "max_num_sequence=4;max_total_seq_length=8192"};
     patient = EngineProcess.launch(EngineProcess.serveCommand(model, a, common), Map.of(), a);

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.world.WorldRoot;
+import dev.tandem.testing.FreePorts;
+import dev.tandem.testing.TinyModel;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -16,7 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 3, "what must be shown" 4, with processes: three engines started one after another, each
@@ -28,12 +29,10 @@ import org.junit.jupiter.api.io.TempDir;
 class WorldStartupIT {
   static final int ENGINES = 3;
 
-  @TempDir
-  static Path tmp;
 
   @Test
   void enginesStartedSecondsApartAllJoinAndEveryPeReachesEveryOther() throws Exception {
-    Path model = EngineProcess.makeModel(tmp.resolve("tiny"), "tiny", 31);
+    Path model = TinyModel.shared();
     List<EngineProcess> engines = new ArrayList<>();
     try (WorldRoot root = WorldRoot.start("127.0.0.1", ENGINES)) {
       long t0 = System.nanoTime();
@@ -43,7 +42,7 @@ class WorldStartupIT {
           assertThrows(IOException.class, () -> earlier.http().get("/v1/models"),
               "an engine serves before its world formed");
         }
-        int port = EngineProcess.freePort();
+        int port = FreePorts.one();
         EngineProcess e = EngineProcess.launch(EngineProcess.serveCommand(model, port,
             "--enable-debug", "--mode", "server", "--world-join-timeout", "180",
             "--overrides", "max_num_sequence=4;max_total_seq_length=4096"),

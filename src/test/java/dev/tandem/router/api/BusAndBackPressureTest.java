@@ -2,11 +2,8 @@ package dev.tandem.router.api;
 
 import static dev.tandem.config.RouterOptions.ROUTER_MODE;
 
-import static dev.tandem.router.testing.RouterHarness.await;
 import static dev.tandem.router.testing.RouterHarness.status;
-import static dev.tandem.router.testing.RouterHarness.waitUntil;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.config.RouterMode;
@@ -16,19 +13,20 @@ import dev.tandem.bus.EngineState;
 import dev.tandem.config.RouterOptions;
 import dev.tandem.router.testing.FaultInjectingFakeEngine;
 import dev.tandem.router.testing.RouterHarness;
+import dev.tandem.testing.Failures;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
-import java.time.Duration;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
+import io.vertx.junit5.VertxTestContext;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -49,17 +47,28 @@ class BusAndBackPressureTest {
   Vertx vertx;
 
   @BeforeEach
-  void setUp(Vertx vertx) {
+  void setUp(Vertx vertx, VertxTestContext ctx) {
     this.vertx = vertx;
-    engine = await(new FaultInjectingFakeEngine(vertx).start());
-    h = RouterHarness.start(vertx, new RouterOptions().set(ROUTER_MODE, RouterMode.ROUND_ROBIN), new ModelInfo("fake", 100_000, 1000), null);
-    h.announce(status(1, engine.url(), EngineRole.BOTH, EngineState.READY, 0));
+    engine = new FaultInjectingFakeEngine(vertx);
+    engine.start()
+        .compose(e -> RouterHarness.start(vertx, new RouterOptions().set(ROUTER_MODE, RouterMode.ROUND_ROBIN),
+            new ModelInfo("fake", 100_000, 1000), null))
+        .compose(router -> {
+          h = router;
+          return h.announce(status(1, engine.url(), EngineRole.BOTH, EngineState.READY, 0));
+        })
+        .onComplete(ctx.succeedingThenComplete());
   }
 
   @AfterEach
-  void idle() {
-    waitUntil(() -> h.inFlight(1) == 0 && engine.running() == 0, 3_000, "everything idle");
-    h.close();
+  void idle(VertxTestContext ctx) {
+    if (h == null) {
+      ctx.completeNow();
+      return;
+    }
+    h.until("everything idle", 3_000, () -> h.inFlight(1).map(n -> n == 0 && engine.running() == 0))
+        .eventually(h::close)
+        .onComplete(ctx.succeedingThenComplete());
   }
 
   static JsonObject request(int maxTokens) {
@@ -68,74 +77,88 @@ class BusAndBackPressureTest {
   }
 
   @Test
-  void aStreamingBusCallerCanCancel() throws Exception {
+  void aStreamingBusCallerCanCancel(VertxTestContext ctx) {
     engine.tokenDelayMs(30);
-    LinkedBlockingQueue<JsonObject> got = new LinkedBlockingQueue<>();
-    await(vertx.eventBus().<JsonObject>consumer("test.stream", m -> got.add(m.body())).completion());
-    await(vertx.eventBus().request(Addresses.COMPLETIONS, request(500).put("stream", true),
-        new DeliveryOptions().addHeader(BusCompletionsEndpoint.STREAM_ADDRESS_HEADER, "test.stream")));
-    JsonObject first = got.poll(10, TimeUnit.SECONDS);
-    assertTrue(first.getJsonArray("choices").size() == 1, first.encode());
-    vertx.eventBus().send("test.stream" + BusCompletionsEndpoint.CANCEL_SUFFIX, "stop");
-    waitUntil(() -> engine.running() == 0, 1_000, "the engine request aborted");
-    assertEquals(1, engine.abortedByClient());
-    JsonObject last;
-    do {
-      last = got.poll(5, TimeUnit.SECONDS);
-    } while (last != null && !last.containsKey("done") && !last.containsKey("error"));
-    assertFalse(last != null && last.containsKey("done"), "a cancelled stream does not end as done");
+    List<JsonObject> got = new CopyOnWriteArrayList<>();
+    Promise<Void> cancelled = Promise.promise();
+    MessageConsumer<JsonObject> chunks = vertx.eventBus().consumer("test.stream", m -> {
+      got.add(m.body());
+      if (got.size() == 1) {
+        ctx.verify(() -> assertEquals(1, m.body().getJsonArray("choices").size(), m.body().encode()));
+        vertx.eventBus().send("test.stream" + BusCompletionsEndpoint.CANCEL_SUFFIX, "stop");
+        cancelled.complete();
+      }
+    });
+    chunks.completion()
+        .compose(v -> vertx.eventBus().request(Addresses.COMPLETIONS, request(500).put("stream", true),
+            new DeliveryOptions().addHeader(BusCompletionsEndpoint.STREAM_ADDRESS_HEADER, "test.stream")))
+        .compose(ack -> cancelled.future())
+        .compose(v -> h.untilTrue("the engine request aborted", 1_000, () -> engine.running() == 0))
+        .compose(v -> {
+          ctx.verify(() -> assertEquals(1, engine.abortedByClient()));
+          return vertx.timer(300); // time for a last chunk that must not be "done"
+        })
+        .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+          assertTrue(got.stream().noneMatch(m -> m.containsKey("done")),
+              "a cancelled stream does not end as done: " + got);
+          ctx.completeNow();
+        })));
   }
 
   @Test
-  void busRequestsAreValidatedAndStreamsNeedAnAddress() throws Exception {
-    ReplyException bad = assertReplyFailure(vertx.eventBus().request(Addresses.COMPLETIONS,
-        new JsonObject().put("prompt", "x").put("top_p", 7)));
-    assertEquals(400, bad.failureCode());
-    assertEquals("top_p", new JsonObject(bad.getMessage()).getJsonObject("error").getString("param"));
-    ReplyException noAddress = assertReplyFailure(vertx.eventBus().request(Addresses.COMPLETIONS,
-        request(3).put("stream", true)));
-    assertEquals(400, noAddress.failureCode());
-    ReplyException notJson = assertReplyFailure(vertx.eventBus().request(Addresses.COMPLETIONS, "{oops"));
-    assertEquals(400, notJson.failureCode());
-    assertEquals(0, engine.completionRequests());
-  }
-
-  static ReplyException assertReplyFailure(io.vertx.core.Future<?> f) throws Exception {
-    Throwable t = f.toCompletionStage().toCompletableFuture().handle((ok, err) -> err).get(10, TimeUnit.SECONDS);
-    if (t instanceof java.util.concurrent.CompletionException) {
-      t = t.getCause();
-    }
-    return (ReplyException) t;
+  void busRequestsAreValidatedAndStreamsNeedAnAddress(VertxTestContext ctx) {
+    Failures.of(vertx.eventBus().request(Addresses.COMPLETIONS,
+            new JsonObject().put("prompt", "x").put("top_p", 7)))
+        .compose(bad -> {
+          ctx.verify(() -> {
+            assertEquals(400, ((ReplyException) bad).failureCode());
+            assertEquals("top_p", new JsonObject(bad.getMessage()).getJsonObject("error").getString("param"));
+          });
+          return Failures.of(vertx.eventBus().request(Addresses.COMPLETIONS, request(3).put("stream", true)));
+        })
+        .compose(noAddress -> {
+          ctx.verify(() -> assertEquals(400, ((ReplyException) noAddress).failureCode()));
+          return Failures.of(vertx.eventBus().request(Addresses.COMPLETIONS, "{oops"));
+        })
+        .onComplete(ctx.succeeding(notJson -> ctx.verify(() -> {
+          assertEquals(400, ((ReplyException) notJson).failureCode());
+          assertEquals(0, engine.completionRequests());
+          ctx.completeNow();
+        })));
   }
 
   @Test
-  void aClientThatDoesNotReadPausesTheEngineInsteadOfFillingTheRoutersMemory() throws Exception {
+  void aClientThatDoesNotReadPausesTheEngineInsteadOfFillingTheRoutersMemory(VertxTestContext ctx) {
     engine.padding(20_000).tokenDelayMs(1);
     int tokens = 1000; // about 20 MB of SSE: more than every socket buffer between them
-    try (Socket client = new Socket("127.0.0.1", h.port())) {
-      String body = request(tokens).put("stream", true).encode();
-      OutputStream out = client.getOutputStream();
-      out.write(("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-          + "Content-Length: " + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body)
-          .getBytes(StandardCharsets.UTF_8));
-      out.flush();
-      waitUntil(engine::sawBackPressure, 20_000, "the engine to feel the slow client");
-      // now read it all: the stream completes, nothing lost
-      InputStream in = client.getInputStream();
-      byte[] buf = new byte[1 << 16];
-      long total = 0;
-      String tail = "";
-      int n;
-      while ((n = in.read(buf)) > 0) {
-        total += n;
-        tail = (tail + new String(buf, 0, n, StandardCharsets.ISO_8859_1));
-        tail = tail.substring(Math.max(0, tail.length() - 64));
-        if (tail.contains("data: [DONE]")) {
-          break;
+    String body = request(tokens).put("stream", true).encode();
+    String head = "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        + "Content-Length: " + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n";
+    long[] total = {0};
+    StringBuilder tail = new StringBuilder();
+    vertx.createNetClient().connect(h.port(), "127.0.0.1").compose(socket -> {
+      Promise<Void> done = Promise.promise();
+      socket.handler(buf -> {
+        total[0] += buf.length();
+        tail.append(buf.toString(StandardCharsets.ISO_8859_1));
+        tail.delete(0, Math.max(0, tail.length() - 64));
+        if (tail.indexOf("data: [DONE]") >= 0) {
+          done.tryComplete();
         }
-      }
-      assertTrue(tail.contains("data: [DONE]"), "complete stream");
-      assertTrue(total > (long) tokens * 20_000, "every byte arrived: " + total);
-    }
+      });
+      socket.closeHandler(v -> done.tryFail(new AssertionError("closed before [DONE] after "
+          + total[0] + " bytes")));
+      socket.pause(); // a client that reads nothing yet
+      return socket.write(head + body)
+          .compose(v -> h.untilTrue("the engine to feel the slow client", 20_000, engine::sawBackPressure))
+          .compose(v -> {
+            socket.resume(); // now read it all: the stream completes, nothing lost
+            return done.future();
+          })
+          .eventually(socket::close);
+    }).onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+      assertTrue(total[0] > (long) tokens * 20_000, "every byte arrived: " + total[0]);
+      ctx.completeNow();
+    })));
   }
 }

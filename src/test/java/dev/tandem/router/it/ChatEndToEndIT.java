@@ -1,5 +1,10 @@
 package dev.tandem.router.it;
 
+import org.junit.jupiter.api.extension.ExtendWith;
+import io.vertx.junit5.VertxTestContext;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.core.Vertx;
+import dev.tandem.testing.TinyModel;
 import static dev.tandem.config.RouterOptions.ROUTER_MODE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -41,7 +46,9 @@ import org.junit.jupiter.api.io.TempDir;
  * both routers, streamed and whole, and over the event bus — and the official OpenAI Java SDK's
  * chat API works against the routers.
  */
+@ExtendWith(VertxExtension.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@io.vertx.junit5.Timeout(value = 150, timeUnit = TimeUnit.SECONDS)
 class ChatEndToEndIT {
 
   @TempDir static Path dir;
@@ -51,18 +58,26 @@ class ChatEndToEndIT {
   static ChatTemplate template;
 
   @BeforeAll
-  static void startFleet() throws Exception {
-    Path model = TandemFleet.tinyModel(dir);
-    fleet = TandemFleet.start(model, dir, null, o -> o);
-    disagg = fleet.routerPort();
-    roundRobin = fleet.deployRouter(new RouterOptions().set(ROUTER_MODE, RouterMode.ROUND_ROBIN));
-    template = ChatSetup.load(null, model, null).requireTemplate();
+  static void startFleet(Vertx vertx, VertxTestContext ctx) throws Exception {
+    template = ChatSetup.load(null, TinyModel.shared(), null).requireTemplate();
+    TandemFleet.start(vertx, dir, null, o -> o)
+        .compose(started -> {
+          fleet = started;
+          disagg = fleet.routerPort();
+          return fleet.deployRouter(new RouterOptions().set(ROUTER_MODE, RouterMode.ROUND_ROBIN));
+        })
+        .onComplete(ctx.succeeding(port -> {
+          roundRobin = port;
+          ctx.completeNow();
+        }));
   }
 
   @AfterAll
-  static void stopFleet() throws Exception {
-    if (fleet != null) {
-      fleet.close();
+  static void stopFleet(VertxTestContext ctx) {
+    if (fleet == null) {
+      ctx.completeNow();
+    } else {
+      fleet.close().onComplete(ctx.succeedingThenComplete());
     }
   }
 
@@ -174,8 +189,9 @@ class ChatEndToEndIT {
   void chatOverTheEventBusIsTheSameAnswer() throws Exception {
     JsonObject chat = new JsonObject().put("messages", messages("Say something on the bus."))
         .put("max_completion_tokens", 6).put("temperature", 0).put("logprobs", true).put("top_logprobs", 1);
-    JsonObject answer = TandemFleet.await(fleet.vertx.eventBus().<JsonObject>request(
-        Addresses.CHAT_COMPLETIONS, chat, new DeliveryOptions().setSendTimeout(60_000)), 90).body();
+    JsonObject answer = fleet.vertx.eventBus().<JsonObject>request(Addresses.CHAT_COMPLETIONS, chat,
+            new DeliveryOptions().setSendTimeout(60_000))
+        .toCompletionStage().toCompletableFuture().get(90, TimeUnit.SECONDS).body();
     assertEquals("chat.completion", answer.getString("object"));
     assertEquals(completion(chat), whole(answer));
   }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.testing.FreePorts;
+import dev.tandem.testing.TandemJar;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,14 +29,12 @@ class DemoCommandIT {
   @Test
   void demoStreamsASampleServesAndCtrlCStopsEverything() throws Exception {
     int[] ports = FreePorts.of(4);
-    Path jar = Path.of(System.getProperty("tandem.jar", "target/tandem.jar")).toAbsolutePath();
     Path out = dir.resolve("demo.out");
-    Process demo = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx384m", "-Dai.djl.offline=true", "-Dhazelcast.phone.home.enabled=false", "-jar",
-        jar.toString(), "demo", "--model-dir", dir.resolve("models/tiny").toString(),
-        "--log-dir", dir.resolve("logs").toString(), "--router-port", Integer.toString(ports[3]),
-        "--endpoint-ports", Integer.toString(ports[0]), Integer.toString(ports[1]), Integer.toString(ports[2]))
-        .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    Process demo = TandemJar.process(TandemJar.command("384m", "demo", "--model-dir",
+        dir.resolve("models/tiny").toString(), "--log-dir", dir.resolve("logs").toString(),
+        "--router-port", Integer.toString(ports[3]), "--endpoint-ports", Integer.toString(ports[0]),
+        Integer.toString(ports[1]), Integer.toString(ports[2])))
+        .redirectOutput(out.toFile()).start();
     try {
       TandemFleet.waitUntil(() -> read(out).contains("curl -N") || !demo.isAlive(), 100_000, "the demo's sample");
       String console = read(out);

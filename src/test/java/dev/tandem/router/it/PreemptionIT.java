@@ -4,8 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.config.RouterOptions;
+import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -19,6 +23,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,24 +32,32 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code finish_reason: "preempt"}; the router resumes it, and every client still gets the
  * complete answer it gets without pressure, streamed without a repeated character.
  */
+@ExtendWith(VertxExtension.class)
 @Timeout(value = 150, unit = TimeUnit.SECONDS)
+@io.vertx.junit5.Timeout(value = 150, timeUnit = TimeUnit.SECONDS)
 class PreemptionIT {
 
   @TempDir static Path dir;
   static TandemFleet fleet;
 
   @BeforeAll
-  static void startFleet() throws Exception {
+  static void startFleet(Vertx vertx, VertxTestContext ctx) throws IOException {
     // The router's default stage timeouts: prep_recv reserves all the pages a request needs to
     // start decoding, so requests holding received KV can never deadlock admission on D.
-    fleet = TandemFleet.start(TandemFleet.tinyModel(dir), dir, "max_total_seq_length=128",
-        o -> o.set(RouterOptions.MAX_PREEMPT_RETRIES, 12));
+    TandemFleet.start(vertx, dir, "max_total_seq_length=128",
+            o -> o.set(RouterOptions.MAX_PREEMPT_RETRIES, 12))
+        .onComplete(ctx.succeeding(started -> {
+          fleet = started;
+          ctx.completeNow();
+        }));
   }
 
   @AfterAll
-  static void stopFleet() throws Exception {
-    if (fleet != null) {
-      fleet.close();
+  static void stopFleet(VertxTestContext ctx) {
+    if (fleet == null) {
+      ctx.completeNow();
+    } else {
+      fleet.close().onComplete(ctx.succeedingThenComplete());
     }
   }
 

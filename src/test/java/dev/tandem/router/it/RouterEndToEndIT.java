@@ -18,20 +18,25 @@ import dev.tandem.config.RouterMode;
 import dev.tandem.bus.Addresses;
 import dev.tandem.config.RouterOptions;
 import dev.tandem.router.api.BusCompletionsEndpoint;
+import dev.tandem.testing.Failures;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -41,6 +46,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -51,7 +57,9 @@ import org.junit.jupiter.api.io.TempDir;
  * costs that stream only. One fleet for the whole class; the kill test runs last.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(VertxExtension.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@io.vertx.junit5.Timeout(value = 150, timeUnit = TimeUnit.SECONDS)
 class RouterEndToEndIT {
 
   @TempDir static Path dir;
@@ -60,17 +68,25 @@ class RouterEndToEndIT {
   static int roundRobin;
 
   @BeforeAll
-  static void startFleet() throws Exception {
-    Path model = TandemFleet.tinyModel(dir);
-    fleet = TandemFleet.start(model, dir, null, o -> o);
-    disagg = fleet.routerPort();
-    roundRobin = fleet.deployRouter(new RouterOptions().set(ROUTER_MODE, RouterMode.ROUND_ROBIN));
+  static void startFleet(Vertx vertx, VertxTestContext ctx) throws IOException {
+    TandemFleet.start(vertx, dir, null, o -> o)
+        .compose(started -> {
+          fleet = started;
+          disagg = fleet.routerPort();
+          return fleet.deployRouter(new RouterOptions().set(ROUTER_MODE, RouterMode.ROUND_ROBIN));
+        })
+        .onComplete(ctx.succeeding(port -> {
+          roundRobin = port;
+          ctx.completeNow();
+        }));
   }
 
   @AfterAll
-  static void stopFleet() throws Exception {
-    if (fleet != null) {
-      fleet.close();
+  static void stopFleet(VertxTestContext ctx) {
+    if (fleet == null) {
+      ctx.completeNow();
+    } else {
+      fleet.close().onComplete(ctx.succeedingThenComplete());
     }
   }
 
@@ -301,43 +317,61 @@ class RouterEndToEndIT {
 
   @Test
   @Order(6)
-  void completionsOverTheEventBusWholeAndStreaming() throws Exception {
+  void completionsOverTheEventBusWholeAndStreaming(VertxTestContext ctx) {
+    Vertx vertx = fleet.vertx;
     JsonObject request = new JsonObject().put("prompt", "Over the bus").put("max_tokens", 8)
         .put("temperature", 0);
-    String httpText = new JsonObject(fleet.post(disagg, "/v1/completions", request.encode()).body())
-        .getJsonArray("choices").getJsonObject(0).getString("text");
     DeliveryOptions slow = new DeliveryOptions().setSendTimeout(60_000);
-
-    Message<JsonObject> whole = TandemFleet.await(
-        fleet.vertx.eventBus().<JsonObject>request(Addresses.COMPLETIONS, request, slow), 60);
-    assertEquals(httpText, whole.body().getJsonArray("choices").getJsonObject(0).getString("text"));
-    assertEquals(8, whole.body().getJsonObject("usage").getInteger("completion_tokens"));
-
-    LinkedBlockingQueue<JsonObject> chunks = new LinkedBlockingQueue<>();
-    MessageConsumer<JsonObject> consumer = fleet.vertx.eventBus().consumer("it.stream.1", m -> chunks.add(m.body()));
-    TandemFleet.await(consumer.completion(), 10);
-    Message<JsonObject> ack = TandemFleet.await(fleet.vertx.eventBus().<JsonObject>request(
-        Addresses.COMPLETIONS, request.copy().put("stream", true), new DeliveryOptions(slow)
-            .addHeader(BusCompletionsEndpoint.STREAM_ADDRESS_HEADER, "it.stream.1")), 60);
-    assertTrue(ack.body().getString("id").startsWith("cmpl-"));
-    StringBuilder text = new StringBuilder();
-    JsonObject m;
-    while (!(m = Objects.requireNonNull(chunks.poll(30, TimeUnit.SECONDS), "chunk")).containsKey("done")) {
-      assertNull(m.getValue("error"), m.encode());
-      for (Object c : m.getJsonArray("choices")) {
-        text.append(((JsonObject) c).getString("text"));
+    WebClient web = WebClient.create(vertx);
+    StringBuilder streamed = new StringBuilder();
+    Promise<JsonObject> lastChunk = Promise.promise();
+    MessageConsumer<JsonObject> chunks = vertx.eventBus().consumer("it.stream.1", m -> {
+      JsonObject chunk = m.body();
+      if (chunk.containsKey("done") || chunk.getValue("error") != null) {
+        lastChunk.tryComplete(chunk);
+        return;
       }
-    }
-    assertEquals(Boolean.TRUE, m.getBoolean("done"));
-    assertEquals(httpText, text.toString());
-    TandemFleet.await(consumer.unregister(), 10);
-
-    Throwable bad = fleet.vertx.eventBus().request(Addresses.COMPLETIONS, new JsonObject().put("n", 0), slow)
-        .toCompletionStage().toCompletableFuture().handle((ok, err) -> err).get(30, TimeUnit.SECONDS);
-    ReplyException refused = (ReplyException) (bad instanceof java.util.concurrent.CompletionException
-        ? bad.getCause() : bad);
-    assertEquals(400, refused.failureCode());
-    assertNotNull(new JsonObject(refused.getMessage()).getJsonObject("error"));
+      for (Object c : chunk.getJsonArray("choices")) {
+        streamed.append(((JsonObject) c).getString("text"));
+      }
+    });
+    web.post(disagg, "127.0.0.1", "/v1/completions").sendJsonObject(request)
+        .map(r -> r.bodyAsJsonObject().getJsonArray("choices").getJsonObject(0).getString("text"))
+        .compose(httpText -> vertx.eventBus().<JsonObject>request(Addresses.COMPLETIONS, request, slow)
+            .compose(whole -> {
+              ctx.verify(() -> {
+                assertEquals(httpText, whole.body().getJsonArray("choices").getJsonObject(0).getString("text"));
+                assertEquals(8, whole.body().getJsonObject("usage").getInteger("completion_tokens"));
+              });
+              return chunks.completion();
+            })
+            .compose(v -> vertx.eventBus().<JsonObject>request(Addresses.COMPLETIONS,
+                request.copy().put("stream", true), new DeliveryOptions(slow)
+                    .addHeader(BusCompletionsEndpoint.STREAM_ADDRESS_HEADER, "it.stream.1")))
+            .compose(ack -> {
+              ctx.verify(() -> assertTrue(ack.body().getString("id").startsWith("cmpl-")));
+              return lastChunk.future();
+            })
+            .compose(last -> {
+              ctx.verify(() -> {
+                assertNull(last.getValue("error"), last.encode());
+                assertEquals(Boolean.TRUE, last.getBoolean("done"));
+                assertEquals(httpText, streamed.toString());
+              });
+              return chunks.unregister();
+            }))
+        .compose(v -> Failures.of(vertx.eventBus().request(Addresses.COMPLETIONS,
+            new JsonObject().put("n", 0), slow)))
+        .eventually(() -> {
+          web.close();
+          return Future.succeededFuture();
+        })
+        .onComplete(ctx.succeeding(bad -> ctx.verify(() -> {
+          ReplyException refused = (ReplyException) bad;
+          assertEquals(400, refused.failureCode());
+          assertNotNull(new JsonObject(refused.getMessage()).getJsonObject("error"));
+          ctx.completeNow();
+        })));
   }
 
   @Test
@@ -348,9 +382,9 @@ class RouterEndToEndIT {
             .put("stream", true).encode());
     assertNotNull(s.next(30_000).data());
     int victim = fleet.engineMetric(1, "tandem_engine_running") > 0 ? 1 : 2;
-    JsonArray engines = fleet.fleet();
-    long pid = engines.getJsonObject(victim).getLong("pid");
-    int generation = engines.getJsonObject(victim).getInteger("generation", 0);
+    long pid = fleet.enginePid(victim);
+    int generation = new JsonObject(fleet.get(disagg, "/admin/engines").body()).getJsonArray("engines")
+        .getJsonObject(victim).getInteger("generation", 0);
     long killedAt = System.currentTimeMillis();
     assertTrue(ProcessHandle.of(pid).orElseThrow().destroyForcibly(), "kill -9 " + pid);
 

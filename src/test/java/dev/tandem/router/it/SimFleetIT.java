@@ -1,5 +1,6 @@
 package dev.tandem.router.it;
 
+import dev.tandem.testing.TinyModel;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -45,7 +46,7 @@ class SimFleetIT {
 
   @BeforeAll
   static void start() throws Exception {
-    Path model = TandemFleet.tinyModel(dir);
+    Path model = TinyModel.shared();
     int[] ports = FreePorts.of(4);
     config = new RouterConfig().set(RouterConfig.MODEL, model.toString())
         .set(RouterOptions.ROUTER_PORT, ports[3])
@@ -57,13 +58,14 @@ class SimFleetIT {
         .set(RouterConfig.STOP_GRACE, Duration.ofSeconds(5))
         .set(RouterConfig.LOAD_REPORT_INTERVAL, Duration.ofMillis(250));
     vertx = Vertx.vertx();
-    TandemFleet.await(vertx.deployVerticle(new SupervisorVerticle(config)), 90);
+    vertx.deployVerticle(new SupervisorVerticle(config)).toCompletionStage().toCompletableFuture()
+        .get(90, TimeUnit.SECONDS);
   }
 
   @AfterAll
   static void stop() throws Exception {
     if (vertx != null) {
-      TandemFleet.await(vertx.close(), 30);
+      vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
   }
 

@@ -17,50 +17,49 @@ import static dev.tandem.config.RouterOptions.ROUTER_PORT;
 
 import dev.tandem.config.RouterConfig;
 import dev.tandem.config.RouterMode;
-import dev.tandem.bus.Addresses;
 import dev.tandem.config.RouterOptions;
 import dev.tandem.router.RouterVerticle;
 import dev.tandem.supervisor.SupervisorVerticle;
 import dev.tandem.supervisor.TokenizerLoader;
+import dev.tandem.testing.Eventually;
 import dev.tandem.testing.FreePorts;
 import dev.tandem.testing.PrometheusSamples;
+import dev.tandem.testing.TinyModel;
 import dev.tandem.tokenizer.TextTokenizer;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.WebClient;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 /**
- * A real fleet for process tests: the supervisor in this JVM starts 1 prefill + 2 decode builtin
- * engines ({@code tandem serve} from target/tandem.jar, tiny model) in one KV world and deploys
- * the RouterVerticle in disagg mode; a round-robin router can be added in front of the same
- * engines. Shared by the tests of a class (starting engines is the slow part).
+ * A real fleet for process tests: the supervisor, deployed on the test's Vert.x, starts 1 prefill
+ * + 2 decode builtin engines ({@code tandem serve} from the tandem jar, the tiny model) in one KV
+ * world and deploys the RouterVerticle in disagg mode; a round-robin router can be added in front
+ * of the same engines. Shared by the tests of a class (starting engines is the slow part). Start
+ * and stop answer futures (for {@code @BeforeAll}/{@code @AfterAll} with a VertxTestContext); the
+ * HTTP helpers block, as the clients of the tests do.
  */
-final class TandemFleet implements AutoCloseable {
+final class TandemFleet {
 
-  final Vertx vertx = Vertx.vertx();
-  final Path model;
+  final Vertx vertx;
+  final Path model = TinyModel.shared();
   final RouterConfig config;
   final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private volatile TextTokenizer tokenizer;
-  private final String supervisor;
+  private String supervisor;
 
-  private TandemFleet(Path model, Path dir, String engineOverrides,
-      UnaryOperator<RouterOptions> routerOptions) throws Exception {
-    this.model = model;
+  private TandemFleet(Vertx vertx, Path dir, String engineOverrides) throws IOException {
+    this.vertx = vertx;
     int[] ports = FreePorts.of(4);
     config = new RouterConfig().set(MODEL, model.toString()).set(ROUTER_PORT, ports[3])
         .set(ENDPOINT_PORTS, List.of(ports[0], ports[1], ports[2]))
@@ -70,31 +69,21 @@ final class TandemFleet implements AutoCloseable {
         .set(STARTUP_TIMEOUT, Duration.ofSeconds(120)).set(HEALTH_INTERVAL, Duration.ofMillis(500))
         .set(HEALTH_TIMEOUT, Duration.ofSeconds(2)).set(STOP_GRACE, Duration.ofSeconds(5))
         .set(RESTART_BACKOFF, Duration.ofMillis(200)).set(LOAD_REPORT_INTERVAL, Duration.ofMillis(250));
-    SupervisorVerticle sv = new SupervisorVerticle(config, (cfg, tok) -> {
-      tokenizer = tok;
+  }
+
+  /** Deploys the supervisor with its engines and disagg router; logs go to {@code dir/logs}. */
+  static Future<TandemFleet> start(Vertx vertx, Path dir, String engineOverrides,
+      UnaryOperator<RouterOptions> routerOptions) throws IOException {
+    TandemFleet fleet = new TandemFleet(vertx, dir, engineOverrides);
+    SupervisorVerticle sv = new SupervisorVerticle(fleet.config, (cfg, tok) -> {
+      fleet.tokenizer = tok;
       return RouterVerticle.forModelDir(routerOptions.apply(cfg.routerOptions()),
           cfg.get(MODEL), Path.of(cfg.get(MODEL)), cfg.get(ENGINE_OVERRIDES), tok);
     }, TokenizerLoader.djl(), null);
-    supervisor = await(vertx.deployVerticle(sv), 150);
-  }
-
-  static TandemFleet start(Path model, Path dir, String engineOverrides,
-      UnaryOperator<RouterOptions> routerOptions) throws Exception {
-    return new TandemFleet(model, dir, engineOverrides, routerOptions);
-  }
-
-  /** {@code tandem make-model DIR/tiny --preset tiny} from the jar. */
-  static Path tinyModel(Path dir) throws Exception {
-    Path model = dir.resolve("tiny");
-    Path jar = Path.of(System.getProperty("tandem.jar", "target/tandem.jar")).toAbsolutePath();
-    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx256m", "-Dai.djl.offline=true", "-jar", jar.toString(), "make-model", model.toString(),
-        "--preset", "tiny").redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new IllegalStateException("make-model failed: " + out);
-    }
-    return model;
+    return vertx.deployVerticle(sv).map(id -> {
+      fleet.supervisor = id;
+      return fleet;
+    });
   }
 
   int routerPort() {
@@ -105,15 +94,25 @@ final class TandemFleet implements AutoCloseable {
     return config.get(ENDPOINT_PORTS).get(id);
   }
 
-  /** Deploys another router in front of the same engines (it learns them from the bus). */
-  int deployRouter(RouterOptions options) throws Exception {
+  /**
+   * Deploys another router in front of the same engines (it learns them from the bus) and answers
+   * its port once it is ready.
+   */
+  Future<Integer> deployRouter(RouterOptions options) {
     RouterVerticle router = RouterVerticle.forModelDir(
         options.set(ROUTER_HOST, "127.0.0.1").set(ROUTER_PORT, 0),
         model.toString(), model, config.get(ENGINE_OVERRIDES), tokenizer);
-    await(vertx.deployVerticle(router), 30);
-    int port = router.actualPort();
-    waitUntil(() -> get(port, "/ready").statusCode() == 200, 10_000, "router on " + port + " ready");
-    return port;
+    WebClient web = WebClient.create(vertx);
+    return vertx.deployVerticle(router)
+        .compose(id -> Eventually.until(vertx, Duration.ofSeconds(10),
+            "router on " + router.actualPort() + " ready",
+            () -> web.get(router.actualPort(), "127.0.0.1", "/ready").send()
+                .map(r -> r.statusCode() == 200)))
+        .eventually(() -> {
+          web.close();
+          return Future.succeededFuture();
+        })
+        .map(v -> router.actualPort());
   }
 
   HttpResponse<String> get(int port, String path) {
@@ -150,10 +149,14 @@ final class TandemFleet implements AutoCloseable {
     return metrics(enginePort(engineId)).getOrDefault(name, 0.0);
   }
 
-  /** The supervisor's view: every engine's status with its pid. */
-  JsonArray fleet() throws Exception {
-    return await(vertx.eventBus().<JsonObject>request(Addresses.FLEET_QUERY, new JsonObject()), 10)
-        .body().getJsonArray("engines");
+  /** The pid of engine {@code id}'s process, found by its port on the engines' command lines. */
+  long enginePid(int id) {
+    String flag = "--port " + enginePort(id);
+    return ProcessHandle.allProcesses()
+        .filter(p -> p.info().commandLine().map(c -> c.contains(model.toString())
+            && (c.contains(flag + " ") || c.endsWith(flag))).orElse(false))
+        .mapToLong(ProcessHandle::pid).findFirst()
+        .orElseThrow(() -> new AssertionError("no process of engine " + id + " (" + flag + ")"));
   }
 
   /** Sum of the router's per-engine in-flight counters, from its /metrics page. */
@@ -167,10 +170,6 @@ final class TandemFleet implements AutoCloseable {
     waitUntil(() -> routerInFlight(port) == 0
         && metrics(port).getOrDefault("tandem_reservations_open", 0.0) == 0, 3_000,
         "router " + port + " idle: " + metrics(port));
-  }
-
-  static <T> T await(Future<T> f, int seconds) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(seconds, TimeUnit.SECONDS);
   }
 
   static void waitUntil(java.util.function.BooleanSupplier condition, long timeoutMs, String what) {
@@ -188,13 +187,9 @@ final class TandemFleet implements AutoCloseable {
     }
   }
 
-  @Override
-  public void close() throws Exception {
-    try {
-      await(vertx.undeploy(supervisor), 60);
-    } finally {
-      await(vertx.close(), 30);
-    }
+  /** Undeploys the supervisor: the routers and every engine stop. */
+  Future<Void> close() {
+    return supervisor == null ? Future.succeededFuture() : vertx.undeploy(supervisor);
   }
 
   /** Engine gauges and the last lines of every engine log: what a failed test should show. */

@@ -8,12 +8,14 @@ import dev.tandem.bus.EngineState;
 import dev.tandem.bus.EngineStatus;
 import dev.tandem.bus.LoadReport;
 import dev.tandem.router.policy.LoadGauges;
+import dev.tandem.testing.Eventually;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -43,16 +45,14 @@ class FleetSubscriptionTest {
             .add(status(1, EngineState.STARTING).toJson()))));
     EngineRegistry registry = new EngineRegistry(System::currentTimeMillis);
     FleetSubscription sub = new FleetSubscription(vertx, registry);
-    sub.start(2000).onComplete(ctx.succeeding(v -> {
-      vertx.eventBus().publish(Addresses.ENGINE_STATUS, status(1, EngineState.READY).toJson());
-      vertx.eventBus().publish(Addresses.ENGINE_STATUS, new JsonObject().put("bogus", 1));
-      vertx.setPeriodic(20, id -> {
-        if (registry.ready().size() == 2) {
-          vertx.cancelTimer(id);
-          ctx.completeNow();
-        }
-      });
-    }));
+    sub.start(2000)
+        .compose(v -> {
+          vertx.eventBus().publish(Addresses.ENGINE_STATUS, status(1, EngineState.READY).toJson());
+          vertx.eventBus().publish(Addresses.ENGINE_STATUS, new JsonObject().put("bogus", 1));
+          return Eventually.untilTrue(vertx, Duration.ofSeconds(5), "both engines ready",
+              () -> registry.ready().size() == 2);
+        })
+        .onComplete(ctx.succeedingThenComplete());
   }
 
   @Test
@@ -60,22 +60,20 @@ class FleetSubscriptionTest {
   void loadReportsOnTheBusReachTheRegistry(Vertx vertx, VertxTestContext ctx) {
     EngineRegistry registry = new EngineRegistry(System::currentTimeMillis);
     FleetSubscription sub = new FleetSubscription(vertx, registry);
-    sub.start(100).onComplete(ctx.succeeding(v -> {
-      vertx.eventBus().publish(Addresses.ENGINE_STATUS, status(0, EngineState.READY).toJson());
-      vertx.eventBus().publish(Addresses.ENGINE_LOAD, new JsonObject().put("nonsense", true));
-      // JSON as text, as another process on a clustered bus might send it
-      vertx.eventBus().publish(Addresses.ENGINE_LOAD, new LoadReport(0, 0, 3, 17, 5L, 64L, 60_000,
-          System.currentTimeMillis(), new JsonObject()).toJson().encode());
-      vertx.setPeriodic(20, id -> {
-        if (registry.gauges(0) != null) {
-          vertx.cancelTimer(id);
-          ctx.verify(() -> {
-            assertEquals(new LoadGauges(3, 17, 5, 64), registry.gauges(0));
-            assertEquals(20, registry.snapshot().get(0).score());
-          });
+    sub.start(100)
+        .compose(v -> {
+          vertx.eventBus().publish(Addresses.ENGINE_STATUS, status(0, EngineState.READY).toJson());
+          vertx.eventBus().publish(Addresses.ENGINE_LOAD, new JsonObject().put("nonsense", true));
+          // JSON as text, as another process on a clustered bus might send it
+          vertx.eventBus().publish(Addresses.ENGINE_LOAD, new LoadReport(0, 0, 3, 17, 5L, 64L, 60_000,
+              System.currentTimeMillis(), new JsonObject()).toJson().encode());
+          return Eventually.untilTrue(vertx, Duration.ofSeconds(5), "engine 0's load in the registry",
+              () -> registry.gauges(0) != null);
+        })
+        .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+          assertEquals(new LoadGauges(3, 17, 5, 64), registry.gauges(0));
+          assertEquals(20, registry.snapshot().get(0).score());
           ctx.completeNow();
-        }
-      });
-    }));
+        })));
   }
 }

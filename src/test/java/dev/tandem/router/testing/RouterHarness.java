@@ -11,6 +11,7 @@ import dev.tandem.bus.LoadReport;
 import dev.tandem.router.api.ModelInfo;
 import dev.tandem.config.RouterOptions;
 import dev.tandem.router.RouterVerticle;
+import dev.tandem.testing.Eventually;
 import dev.tandem.tokenizer.TextTokenizer;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -25,15 +26,16 @@ import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.MultiMap;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * A router verticle in this JVM in front of given engines, with blocking helpers for tests (they
- * block the JUnit thread, never an event loop). Engine readiness is announced the way the fleet
- * does it: {@link EngineStatus} events on {@link Addresses#ENGINE_STATUS}.
+ * A router verticle in this JVM in front of given engines, for VertxTestContext tests: every call
+ * answers a future. Engine readiness is announced the way the fleet does it: {@link EngineStatus}
+ * events on {@link Addresses#ENGINE_STATUS}.
  */
 public final class RouterHarness {
 
@@ -78,7 +80,7 @@ public final class RouterHarness {
 
   public final Vertx vertx;
   public final RouterVerticle router;
-  public final HttpClientAgent http;
+  private final HttpClientAgent http;
   /**
    * Client calls run on this context: chaining an HttpClient's futures from the JUnit thread
    * races the event loop (a callback registered late runs on the calling thread while the
@@ -93,29 +95,12 @@ public final class RouterHarness {
     this.context = vertx.getOrCreateContext();
   }
 
-  /** Runs {@code work} on the harness's Vert.x context (see {@link #context}). */
-  public <T> Future<T> onContext(Supplier<Future<T>> work) {
-    Promise<T> p = Promise.promise();
-    context.runOnContext(v -> work.get().onComplete(p));
-    return p.future();
-  }
-
-  public static RouterHarness start(Vertx vertx, RouterOptions options, ModelInfo model,
+  /** Deploys a router on a free port of 127.0.0.1. */
+  public static Future<RouterHarness> start(Vertx vertx, RouterOptions options, ModelInfo model,
       TextTokenizer tokenizer) {
     RouterVerticle verticle = new RouterVerticle(options.set(ROUTER_HOST, "127.0.0.1")
         .set(ROUTER_PORT, 0), model, tokenizer);
-    await(vertx.deployVerticle(verticle));
-    return new RouterHarness(vertx, verticle);
-  }
-
-  public static <T> T await(Future<T> f) {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException r ? r : new RuntimeException(e.getCause());
-    } catch (Exception e) {
-      throw new RuntimeException(e);
-    }
+    return vertx.deployVerticle(verticle).map(id -> new RouterHarness(vertx, verticle));
   }
 
   public static EngineStatus status(int id, String url, EngineRole role, EngineState state,
@@ -132,13 +117,13 @@ public final class RouterHarness {
     vertx.eventBus().publish(Addresses.ENGINE_LOAD, load.toJson());
   }
 
-  /** Publishes READY for each engine and waits until the router has them all in rotation. */
-  public void announce(EngineStatus... statuses) {
+  /** Publishes each status and completes once the router's admin view shows them all. */
+  public Future<Void> announce(EngineStatus... statuses) {
     for (EngineStatus s : statuses) {
       publish(s);
     }
-    waitUntil(() -> {
-      JsonArray engines = adminEngines().getJsonArray("engines");
+    return until("the router to see the engines", 5_000, () -> adminEngines().map(view -> {
+      JsonArray engines = view.getJsonArray("engines");
       for (EngineStatus s : statuses) {
         boolean seen = engines.stream().map(o -> (JsonObject) o).anyMatch(e ->
             e.getInteger("id") == s.id() && e.getString("state").equals(s.state().name())
@@ -148,69 +133,99 @@ public final class RouterHarness {
         }
       }
       return true;
-    }, 5_000, "router to see the engines");
+    }));
   }
 
-  public JsonObject adminEngines() {
-    return get("/admin/engines").json();
+  public Future<JsonObject> adminEngines() {
+    return get("/admin/engines").map(Answer::json);
   }
 
   /** The router's in-flight counter of engine {@code id}, read from its admin view. */
-  public int inFlight(int id) {
-    for (Object o : adminEngines().getJsonArray("engines")) {
-      JsonObject e = (JsonObject) o;
-      if (e.getInteger("id") == id) {
-        return e.getInteger("inFlight");
+  public Future<Integer> inFlight(int id) {
+    return adminEngines().map(view -> {
+      for (Object o : view.getJsonArray("engines")) {
+        JsonObject e = (JsonObject) o;
+        if (e.getInteger("id") == id) {
+          return e.getInteger("inFlight");
+        }
       }
-    }
-    throw new IllegalArgumentException("no engine " + id);
+      throw new IllegalArgumentException("no engine " + id);
+    });
+  }
+
+  /** Completes once every in-flight counter and open reservation of the router is back to 0. */
+  public Future<Void> idle() {
+    return until("the router's in-flight counters and reservations at 0", 2_000,
+        () -> adminEngines().map(view -> view.getInteger("inFlightTotal") == 0
+            && view.getInteger("reservationsOpen") == 0));
+  }
+
+  /** The router's /metrics page. */
+  public Future<String> metrics() {
+    return get("/metrics").map(a -> a.body().toString());
   }
 
   public int port() {
     return router.actualPort();
   }
 
-  public Answer get(String path) {
-    return await(onContext(() -> http.request(new RequestOptions().setMethod(HttpMethod.GET)
+  public Future<Answer> get(String path) {
+    return onContext(() -> http.request(new RequestOptions().setMethod(HttpMethod.GET)
             .setHost("127.0.0.1").setPort(port()).setURI(path))
         .compose(req -> req.send())
-        .compose(resp -> resp.body().map(b -> new Answer(resp.statusCode(), resp.headers(), b)))));
+        .compose(resp -> resp.body().map(b -> new Answer(resp.statusCode(), resp.headers(), b))));
   }
 
-  public Answer post(String path, String body) {
-    return await(postAsync(path, body));
-  }
-
-  public Answer post(String path, JsonObject body) {
+  public Future<Answer> post(String path, JsonObject body) {
     return post(path, body.encode());
   }
 
-  public Future<Answer> postAsync(String path, String body) {
-    return onContext(() -> http.request(new RequestOptions().setMethod(HttpMethod.POST)
-            .setHost("127.0.0.1").setPort(port()).setURI(path).putHeader("content-type", "application/json"))
+  public Future<Answer> post(String path, String body) {
+    return onContext(() -> http.request(post(path))
         .compose(req -> req.send(body))
         .compose((HttpClientResponse resp) -> resp.body()
             .map(b -> new Answer(resp.statusCode(), resp.headers(), b))));
   }
 
-  public void close() {
-    await(http.close());
+  /** A client that sends a streaming request, closes its connection at the first chunk and goes. */
+  public Future<Void> postAndLeaveAtTheFirstChunk(String path, JsonObject body) {
+    return onContext(() -> http.request(post(path)).compose(req -> req.send(body.encode())
+        .compose(resp -> {
+          Promise<Void> first = Promise.promise();
+          resp.handler(buf -> first.tryComplete());
+          return first.future().compose(v -> req.connection().close());
+        })));
   }
 
-  /** Polls {@code condition} (on the test thread) until true or the deadline passes. */
-  public static void waitUntil(java.util.function.BooleanSupplier condition, long timeoutMs,
-      String what) {
-    long deadline = System.currentTimeMillis() + timeoutMs;
-    while (!condition.getAsBoolean()) {
-      if (System.currentTimeMillis() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
+  /** Polls {@code check} until it answers true (see {@link Eventually}). */
+  public Future<Void> until(String what, long timeoutMs, Supplier<Future<Boolean>> check) {
+    return Eventually.until(vertx, Duration.ofMillis(timeoutMs), what, check);
+  }
+
+  /** Polls {@code condition} until it holds (see {@link Eventually}). */
+  public Future<Void> untilTrue(String what, long timeoutMs, BooleanSupplier condition) {
+    return Eventually.untilTrue(vertx, Duration.ofMillis(timeoutMs), what, condition);
+  }
+
+  public Future<Void> close() {
+    return http.close();
+  }
+
+  private RequestOptions post(String path) {
+    return new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1").setPort(port())
+        .setURI(path).putHeader("content-type", "application/json");
+  }
+
+  /** Runs {@code work} on the harness's Vert.x context (see {@link #context}). */
+  private <T> Future<T> onContext(Supplier<Future<T>> work) {
+    Promise<T> p = Promise.promise();
+    context.runOnContext(v -> {
       try {
-        Thread.sleep(10); // test thread only
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
+        work.get().onComplete(p);
+      } catch (RuntimeException e) { // e.g. a call after close(): fail the caller, not the context
+        p.fail(e);
       }
-    }
+    });
+    return p.future();
   }
 }
