@@ -99,7 +99,8 @@ public final class ConfigValidator {
             .toLowerCase(java.util.Locale.ROOT)).toList() + "; see --endpoint-roles");
   }
 
-  private static void checkFree(String owner, String host, int port) {
+  /** Fails with a {@link ConfigException} unless {@code host:port} can be bound now (blocking). */
+  public static void checkFree(String owner, String host, int port) {
     try (ServerSocket socket = new ServerSocket()) {
       // Same reuse setting as the servers that will bind it, so a TIME_WAIT leftover is no error.
       socket.setReuseAddress(true);
