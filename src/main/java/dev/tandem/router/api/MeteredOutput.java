@@ -1,6 +1,5 @@
 package dev.tandem.router.api;
 
-import dev.tandem.api.ApiError;
 import dev.tandem.router.dispatch.ClientChunk;
 import dev.tandem.router.dispatch.ClientOutput;
 import dev.tandem.router.metrics.OpsMeters;
@@ -50,8 +49,7 @@ final class MeteredOutput implements ClientOutput {
 
   @Override
   public void fail(Throwable error) {
-    ApiError e = ApiError.from(error);
-    ops.failed(e.status(), e.code(), e.getMessage());
+    RequestRunner.failed(ops, error);
     inner.fail(error);
   }
 }

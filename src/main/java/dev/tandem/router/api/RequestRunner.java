@@ -4,6 +4,7 @@ import dev.tandem.api.ApiError;
 import dev.tandem.router.access.AccessControl;
 import dev.tandem.router.access.ClientKey;
 import dev.tandem.router.admission.Admission;
+import dev.tandem.router.admission.RateLimited;
 import dev.tandem.router.dispatch.ClientOutput;
 import dev.tandem.router.metrics.OpsMeters;
 import dev.tandem.router.metrics.RequestClock;
@@ -64,7 +65,14 @@ public final class RequestRunner {
 
   /** A request that failed before it ran (bad body, no key, limits): counted and shown. */
   void refused(Throwable error) {
+    failed(ops, error);
+  }
+
+  /** Counts a failure by its cause: a refusal's reason, else its OpenAI code, else its status. */
+  static void failed(OpsMeters ops, Throwable error) {
     ApiError e = ApiError.from(error);
-    ops.failed(e.status(), e.code(), e.getMessage());
+    String cause = e instanceof RateLimited r ? r.reason()
+        : e.code() != null ? e.code() : "http_" + e.status();
+    ops.failed(e.status(), cause, e.getMessage());
   }
 }

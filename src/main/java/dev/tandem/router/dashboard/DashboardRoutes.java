@@ -24,7 +24,13 @@ public final class DashboardRoutes {
    */
   public static void mount(Router router, Supplier<JsonObject> engines, DashboardFeed feed,
       RecentErrors errors, JsonObject about) {
-    router.get("/dashboard").handler(ctx -> ctx.redirect("/dashboard/"));
+    router.get("/dashboard").handler(ctx -> {
+      if (ctx.request().path().equals("/dashboard")) { // the route matches "/dashboard/" too
+        ctx.redirect("/dashboard/");
+      } else {
+        ctx.next();
+      }
+    });
     router.get("/dashboard/data").handler(ctx -> ctx.response()
         .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
         .putHeader(HttpHeaders.CACHE_CONTROL, "no-store")

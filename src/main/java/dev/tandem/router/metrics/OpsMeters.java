@@ -92,11 +92,10 @@ public final class OpsMeters {
   }
 
   /**
-   * A request that ended in an error (refusals included), counted by cause: its OpenAI code, or
-   * {@code http_STATUS} without one; the dashboard shows the last ones.
+   * A request that ended in an error (refusals included), counted by cause (a refusal's reason,
+   * else the OpenAI code, else {@code http_STATUS}); the dashboard shows the last ones.
    */
-  public void failed(int status, String code, String message) {
-    String cause = code != null ? code : "http_" + status;
+  public void failed(int status, String cause, String message) {
     counter("tandem_router_errors_by_cause_total", "cause", cause,
         "Requests that ended in an error, by cause.").increment();
     errors.add(status, cause, message);
