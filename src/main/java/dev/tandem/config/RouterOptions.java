@@ -123,6 +123,10 @@ public final class RouterOptions extends OptionValues<RouterOptions> {
   public static final Option<String> ADMIN_KEY_FILE = OPTIONS.add(Option.string("adminKeyFile",
       "--admin-key-file", null).rule(notBlank()).label("FILE")
       .help("keys for /admin/*, /metrics and /dashboard (they open /v1/* too); none: open"));
+  public static final Option<Integer> ADMIN_PORT = OPTIONS.add(Option.of("adminPort",
+      "--admin-port", ValueType.INTEGER, null).rule(between(0, 65535)).label("PORT")
+      .help("serve /admin/*, /metrics, /fleet and /dashboard on this port only, so a Service or"
+          + " proxy can leave them out; none: on --router-port; 0: any free port"));
   public static final Option<Integer> MAX_CONCURRENT = OPTIONS.add(Option.integer(
       "maxConcurrent", "--max-concurrent", 0).rule(atLeast(0))
       .help("requests running at once (HTTP and bus); more wait in the queue; 0: no limit"));

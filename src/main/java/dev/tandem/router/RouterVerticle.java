@@ -1,6 +1,7 @@
 package dev.tandem.router;
 
 import static dev.tandem.config.RouterOptions.ADMIN_KEY_FILE;
+import static dev.tandem.config.RouterOptions.ADMIN_PORT;
 import static dev.tandem.config.RouterOptions.API_KEY_FILE;
 import static dev.tandem.config.RouterOptions.CHAT_TEMPLATE;
 import static dev.tandem.config.RouterOptions.CONNECT_TIMEOUT;
@@ -24,6 +25,7 @@ import dev.tandem.router.api.ModelInfo;
 import dev.tandem.router.api.RequestRunner;
 import dev.tandem.router.dashboard.DashboardFeed;
 import dev.tandem.router.api.RouterApi;
+import dev.tandem.router.api.RouterApi.Routes;
 import dev.tandem.router.dispatch.Dispatcher;
 import dev.tandem.router.dispatch.Dispatchers;
 import dev.tandem.router.metrics.RouterMetrics;
@@ -76,6 +78,8 @@ public final class RouterVerticle extends VerticleBase {
   private BusCompletionsEndpoint chatBus;
   private DashboardFeed feed;
   private HttpServer server;
+  /** The admin routes' own server (--admin-port), or null when they share {@link #server}. */
+  private HttpServer adminServer;
 
   /**
    * @param tokenizer the model's tokenizer for text prompts, echo and chat; may be null, then
@@ -179,14 +183,24 @@ public final class RouterVerticle extends VerticleBase {
     fleet = new FleetSubscription(vertx, registry);
     bus = BusCompletionsEndpoint.completions(vertx, service, metrics, runner);
     chatBus = BusCompletionsEndpoint.chat(vertx, chatService, metrics, runner);
+    Integer adminPort = options.get(ADMIN_PORT);
     server = vertx.createHttpServer(new HttpServerOptions().setHost(options.get(ROUTER_HOST))
         .setPort(options.get(ROUTER_PORT)).setTcpNoDelay(true))
         .requestHandler(RouterApi.create(vertx, options, model, service, chatService, registry,
-            metrics, runner, admin, feed));
+            metrics, runner, admin, feed, adminPort == null ? Routes.ALL : Routes.PUBLIC));
+    if (adminPort != null) {
+      adminServer = vertx.createHttpServer(new HttpServerOptions().setHost(options.get(ROUTER_HOST))
+          .setPort(adminPort).setTcpNoDelay(true))
+          .requestHandler(RouterApi.create(vertx, options, model, service, chatService, registry,
+              metrics, runner, admin, feed, Routes.ADMIN));
+    }
     feed.start(DASHBOARD_PERIOD_MS);
     return fleet.start(5_000)
         .compose(v -> bus.start())
         .compose(v -> chatBus.start())
+        .compose(v -> adminServer == null ? Future.succeededFuture() : adminServer.listen()
+            .onSuccess(a -> LOG.info("admin routes on http://{}:{}/ (/admin, /metrics, /dashboard)",
+                options.get(ROUTER_HOST), a.actualPort())))
         .compose(v -> server.listen())
         .onSuccess(s -> {
           LOG.info("router listening on http://{}:{} ({} mode, model {})", options.get(ROUTER_HOST),
@@ -200,6 +214,7 @@ public final class RouterVerticle extends VerticleBase {
       feed.stop();
     }
     return Future.join(server == null ? Future.succeededFuture() : server.close(),
+        adminServer == null ? Future.succeededFuture() : adminServer.close(),
         fleet == null ? Future.succeededFuture() : fleet.stop(),
         bus == null ? Future.succeededFuture() : bus.stop(),
         chatBus == null ? Future.succeededFuture() : chatBus.stop(),
@@ -209,6 +224,11 @@ public final class RouterVerticle extends VerticleBase {
   /** The port the router listens on (useful with port 0). */
   public int actualPort() {
     return server.actualPort();
+  }
+
+  /** The port of the admin routes: --admin-port's, else the router's own. */
+  public int actualAdminPort() {
+    return adminServer != null ? adminServer.actualPort() : server.actualPort();
   }
 
   /** The registry (read-only use: tests and admin views). */

@@ -33,17 +33,61 @@ import io.vertx.ext.web.handler.BodyHandler;
  */
 public final class RouterApi {
 
+  /** Which routes one HTTP server serves: all, or (with --admin-port) the public or admin half. */
+  public enum Routes {
+    ALL, PUBLIC, ADMIN;
+
+    boolean publicRoutes() {
+      return this != ADMIN;
+    }
+
+    boolean adminRoutes() {
+      return this != PUBLIC;
+    }
+  }
+
   private RouterApi() {}
 
+  /** {@code /health} and {@code /ready} are on every server, for probes. */
   public static Router create(Vertx vertx, RouterOptions options, ModelInfo model,
       CompletionService service, ChatService chat, EngineRegistry registry, RouterMetrics metrics,
-      RequestRunner runner, AdminRoutes admin, DashboardFeed feed) {
+      RequestRunner runner, AdminRoutes admin, DashboardFeed feed, Routes routes) {
     Router router = Router.router(vertx);
     AccessControl access = runner.access();
-    router.route("/v1/*").handler(access.api());
-    for (String adminPath : new String[] {"/admin/*", "/metrics", "/fleet", "/dashboard", "/dashboard/*"}) {
-      router.route(adminPath).handler(access.admin());
+    if (routes.publicRoutes()) {
+      mountPublic(router, options, model, service, chat, metrics, runner);
     }
+    mountProbes(router, options, service, registry);
+    if (routes.adminRoutes()) {
+      for (String path : new String[] {"/admin/*", "/metrics", "/fleet", "/dashboard", "/dashboard/*"}) {
+        router.route(path).handler(access.admin());
+      }
+      router.get("/metrics").handler(MetricsPage.handler(registry, metrics));
+      admin.mount(router);
+      DashboardRoutes.mount(router, admin::engines, feed, metrics.ops().errors(),
+          new JsonObject().put("mode", options.get(ROUTER_MODE).wireName()).put("model", model.id()));
+      // The supervisor's own view of the fleet (every engine's latest status, pids included).
+      router.get("/fleet").handler(ctx -> vertx.eventBus().<Object>request(Addresses.FLEET_QUERY,
+              new JsonObject())
+          .onSuccess(reply -> json(ctx, 200, reply.body() instanceof JsonObject o ? o
+              : new JsonObject().put("engines", reply.body())))
+          .onFailure(err -> error(ctx, 503, "fleet_unavailable", "fleet view unavailable: "
+              + err.getMessage())));
+    }
+    router.errorHandler(404, ctx -> error(ctx, 404, "not_found",
+        "no route " + ctx.request().method() + " " + ctx.request().path()));
+    router.errorHandler(405, ctx -> error(ctx, 405, "method_not_allowed",
+        ctx.request().method() + " is not allowed on " + ctx.request().path()));
+    router.errorHandler(413, ctx -> error(ctx, 413, "request_too_large",
+        "the request body is larger than " + options.get(MAX_BODY_BYTES) + " bytes"));
+    router.errorHandler(500, ctx -> ErrorResponses.send(ctx.response(),
+        ctx.failure() == null ? new IllegalStateException("internal error") : ctx.failure()));
+    return router;
+  }
+
+  private static void mountPublic(Router router, RouterOptions options, ModelInfo model,
+      CompletionService service, ChatService chat, RouterMetrics metrics, RequestRunner runner) {
+    router.route("/v1/*").handler(runner.access().api());
     router.post("/v1/completions")
         .handler(BodyHandler.create(false).setBodyLimit(options.get(MAX_BODY_BYTES)))
         .handler(new CompletionsHandler(service::prepareRequest, metrics, runner));
@@ -54,6 +98,10 @@ public final class RouterApi {
         .put("data", new JsonArray().add(new JsonObject().put("id", model.id())
             .put("object", "model").put("created", System.currentTimeMillis() / 1000)
             .put("owned_by", "tandem")))));
+  }
+
+  private static void mountProbes(Router router, RouterOptions options, CompletionService service,
+      EngineRegistry registry) {
     router.get("/health").handler(ctx -> json(ctx, 200, new JsonObject().put("status", "up")));
     router.get("/ready").handler(ctx -> {
       boolean ready = service.dispatcher().canServe();
@@ -66,26 +114,6 @@ public final class RouterApi {
       }
       json(ctx, ready ? 200 : 503, body);
     });
-    router.get("/metrics").handler(MetricsPage.handler(registry, metrics));
-    admin.mount(router);
-    DashboardRoutes.mount(router, admin::engines, feed, metrics.ops().errors(),
-        new JsonObject().put("mode", options.get(ROUTER_MODE).wireName()).put("model", model.id()));
-    // The supervisor's own view of the fleet (every engine's latest status, pids included).
-    router.get("/fleet").handler(ctx -> vertx.eventBus().<Object>request(Addresses.FLEET_QUERY,
-            new JsonObject())
-        .onSuccess(reply -> json(ctx, 200, reply.body() instanceof JsonObject o ? o
-            : new JsonObject().put("engines", reply.body())))
-        .onFailure(err -> error(ctx, 503, "fleet_unavailable", "fleet view unavailable: "
-            + err.getMessage())));
-    router.errorHandler(404, ctx -> error(ctx, 404, "not_found",
-        "no route " + ctx.request().method() + " " + ctx.request().path()));
-    router.errorHandler(405, ctx -> error(ctx, 405, "method_not_allowed",
-        ctx.request().method() + " is not allowed on " + ctx.request().path()));
-    router.errorHandler(413, ctx -> error(ctx, 413, "request_too_large",
-        "the request body is larger than " + options.get(MAX_BODY_BYTES) + " bytes"));
-    router.errorHandler(500, ctx -> ErrorResponses.send(ctx.response(),
-        ctx.failure() == null ? new IllegalStateException("internal error") : ctx.failure()));
-    return router;
   }
 
   private static void error(RoutingContext ctx, int status, String code, String message) {
