@@ -73,7 +73,7 @@ public final class RouterOptions extends OptionValues<RouterOptions> {
       .help("largest request body; a larger one is a 413"));
   public static final Option<Integer> RETRY_AFTER_SECONDS = OPTIONS.add(Option.integer(
       "retryAfterSeconds", "--retry-after-seconds", 1).rule(atLeast(1))
-      .help("Retry-After of a 503 (no usable engine, busy fleet)"));
+      .help("Retry-After of a 503 (no usable engine, busy fleet) and of a 429 for a full queue"));
   public static final Option<Duration> BUSY_WAIT = OPTIONS.add(Option.millis(
       "busyWaitMs", "--busy-wait", Duration.ofSeconds(30)).rule(notNegative())
       .help("how long a request keeps retrying engines that answer 503 (KV cache full); 0: once"));
