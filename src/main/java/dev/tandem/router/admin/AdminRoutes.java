@@ -21,6 +21,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import java.time.Duration;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,11 +43,11 @@ public final class AdminRoutes {
   private final Vertx vertx;
   private final EngineRegistry registry;
   private final AdmissionGate gate;
-  private final java.util.function.LongSupplier reservationsOpen;
+  private final LongSupplier reservationsOpen;
   private final long removeGraceMs;
 
   public AdminRoutes(Vertx vertx, EngineRegistry registry, AdmissionGate gate,
-      java.util.function.LongSupplier reservationsOpen, Duration removeGrace) {
+      LongSupplier reservationsOpen, Duration removeGrace) {
     this.vertx = vertx;
     this.registry = registry;
     this.gate = gate;
