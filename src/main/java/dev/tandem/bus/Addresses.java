@@ -11,6 +11,18 @@ public final class Addresses {
   public static final String ENGINE_LOAD = "tandem.engine.load";
   /** Request/reply: answers the current status of every engine (supervisor's view). */
   public static final String FLEET_QUERY = "tandem.fleet.query";
+  /**
+   * Request/reply (supervisor): start one more engine,
+   * {@code {"host", "port", "role": "both|prefill|decode", "numGpus"}} (all but {@code port}
+   * optional); the reply, once the engine is READY, is its status. Fails with 409 when the fleet's
+   * KV world cannot admit a member (its size is fixed: a re-form is needed), 400 for a bad body.
+   */
+  public static final String FLEET_ADD = "tandem.fleet.add";
+  /**
+   * Request/reply (supervisor): stop engine {@code {"id"}} and forget it; the reply is its last
+   * status. 404 for an unknown engine.
+   */
+  public static final String FLEET_REMOVE = "tandem.fleet.remove";
   /** Request/reply and streaming completions served by the router. */
   public static final String COMPLETIONS = "tandem.completions";
   /** The same for chat completions: bodies, replies and chunks of /v1/chat/completions. */

@@ -34,7 +34,8 @@ public final class ConfigValidator {
           + " the JSON configuration)");
     }
     List<EndpointConfig> endpoints = config.endpoints();
-    checkPortsDiffer(config.get(RouterOptions.ROUTER_PORT), endpoints);
+    checkPortsDiffer(config.get(RouterOptions.ROUTER_PORT), config.get(RouterOptions.ADMIN_PORT),
+        endpoints);
     if (config.get(RouterOptions.ROUTER_MODE) == RouterMode.DISAGG) {
       checkDisaggTopology(endpoints);
     }
@@ -63,14 +64,23 @@ public final class ConfigValidator {
     }
     checkFree("the router", config.get(RouterOptions.ROUTER_HOST),
         config.get(RouterOptions.ROUTER_PORT));
+    Integer adminPort = config.get(RouterOptions.ADMIN_PORT);
+    if (adminPort != null && adminPort != 0) {
+      checkFree("the admin routes", config.get(RouterOptions.ROUTER_HOST), adminPort);
+    }
     for (EndpointConfig endpoint : config.endpoints()) {
       checkFree("endpoint " + endpoint.id(), endpoint.host(), endpoint.port());
     }
   }
 
-  private static void checkPortsDiffer(int routerPort, List<EndpointConfig> endpoints) {
+  private static void checkPortsDiffer(int routerPort, Integer adminPort,
+      List<EndpointConfig> endpoints) {
     Map<Integer, String> owners = new HashMap<>();
     owners.put(routerPort, "the router");
+    if (adminPort != null && adminPort != 0 && owners.putIfAbsent(adminPort, "--admin-port") != null) {
+      throw new ConfigException("--admin-port " + adminPort + " is the router's port; give the"
+          + " admin routes a port of their own, or leave --admin-port out to serve them on it");
+    }
     for (EndpointConfig endpoint : endpoints) {
       String owner = "endpoint " + endpoint.id();
       String previous = owners.putIfAbsent(endpoint.port(), owner);
@@ -99,7 +109,8 @@ public final class ConfigValidator {
             .toLowerCase(java.util.Locale.ROOT)).toList() + "; see --endpoint-roles");
   }
 
-  private static void checkFree(String owner, String host, int port) {
+  /** Fails with a {@link ConfigException} unless {@code host:port} can be bound now (blocking). */
+  public static void checkFree(String owner, String host, int port) {
     try (ServerSocket socket = new ServerSocket()) {
       // Same reuse setting as the servers that will bind it, so a TIME_WAIT leftover is no error.
       socket.setReuseAddress(true);

@@ -73,7 +73,7 @@ public final class RouterOptions extends OptionValues<RouterOptions> {
       .help("largest request body; a larger one is a 413"));
   public static final Option<Integer> RETRY_AFTER_SECONDS = OPTIONS.add(Option.integer(
       "retryAfterSeconds", "--retry-after-seconds", 1).rule(atLeast(1))
-      .help("Retry-After of a 503 (no usable engine, busy fleet)"));
+      .help("Retry-After of a 503 (no usable engine, busy fleet) and of a 429 for a full queue"));
   public static final Option<Duration> BUSY_WAIT = OPTIONS.add(Option.millis(
       "busyWaitMs", "--busy-wait", Duration.ofSeconds(30)).rule(notNegative())
       .help("how long a request keeps retrying engines that answer 503 (KV cache full); 0: once"));
@@ -115,6 +115,38 @@ public final class RouterOptions extends OptionValues<RouterOptions> {
       "pdPrefillBusy", "--pd-prefill-busy", 4).rule(atLeast(1))
       .help("adaptive: a prefill queue this long (requests) sends requests to the decode engine"
           + " alone"));
+
+  public static final Option<String> API_KEY_FILE = OPTIONS.add(Option.string("apiKeyFile",
+      "--api-key-file", null).rule(notBlank()).label("FILE")
+      .help("keys for /v1/* and the bus API, one per line (KEY [name=N] [rpm=N] [tpm=N]); also"
+          + " TANDEM_API_KEYS; none: open (docs/operations.md)"));
+  public static final Option<String> ADMIN_KEY_FILE = OPTIONS.add(Option.string("adminKeyFile",
+      "--admin-key-file", null).rule(notBlank()).label("FILE")
+      .help("keys for /admin/*, /metrics and /dashboard (they open /v1/* too); none: open"));
+  public static final Option<Integer> ADMIN_PORT = OPTIONS.add(Option.of("adminPort",
+      "--admin-port", ValueType.INTEGER, null).rule(between(0, 65535)).label("PORT")
+      .help("serve /admin/*, /metrics, /fleet and /dashboard on this port only, so a Service or"
+          + " proxy can leave them out; none: on --router-port; 0: any free port"));
+  public static final Option<Integer> MAX_CONCURRENT = OPTIONS.add(Option.integer(
+      "maxConcurrent", "--max-concurrent", 0).rule(atLeast(0))
+      .help("requests running at once (HTTP and bus); more wait in the queue; 0: no limit"));
+  public static final Option<Integer> MAX_QUEUE = OPTIONS.add(Option.integer("maxQueue",
+      "--max-queue", 64).rule(atLeast(0))
+      .help("requests waiting for --max-concurrent; beyond it a 429 with Retry-After"));
+  public static final Option<Duration> QUEUE_TIMEOUT = OPTIONS.add(Option.millis(
+      "queueTimeoutMs", "--queue-timeout", Duration.ofSeconds(30)).rule(positive())
+      .help("longest wait in the queue; then a 429 with Retry-After"));
+  public static final Option<Integer> KEY_RPM = OPTIONS.add(Option.integer("keyRequestsPerMinute",
+      "--key-rpm", 0).rule(atLeast(0))
+      .help("requests per minute per API key (token bucket; a key's rpm= wins); 0: no limit"));
+  public static final Option<Integer> KEY_TPM = OPTIONS.add(Option.integer("keyTokensPerMinute",
+      "--key-tpm", 0).rule(atLeast(0))
+      .help("prompt + completion tokens per minute per API key (max_tokens reserved up front,"
+          + " settled on the answer's usage; a key's tpm= wins); 0: no limit"));
+  public static final Option<Duration> REMOVE_GRACE = OPTIONS.add(Option.millis(
+      "removeGraceMs", "--remove-grace", Duration.ofSeconds(30)).rule(notNegative())
+      .help("DELETE /admin/engines/{id}: how long the drained engine's in-flight requests may"
+          + " take before it is stopped"));
 
   /** The routing policy; unset (a router deployed without a fleet configuration): least-loaded. */
   public String policy() {

@@ -1,20 +1,31 @@
 package dev.tandem.router;
 
+import static dev.tandem.config.RouterOptions.ADMIN_KEY_FILE;
+import static dev.tandem.config.RouterOptions.ADMIN_PORT;
+import static dev.tandem.config.RouterOptions.API_KEY_FILE;
 import static dev.tandem.config.RouterOptions.CHAT_TEMPLATE;
 import static dev.tandem.config.RouterOptions.CONNECT_TIMEOUT;
 import static dev.tandem.config.RouterOptions.MAX_CONNECTIONS_PER_ENGINE;
 import static dev.tandem.config.RouterOptions.ROUTER_HOST;
 import static dev.tandem.config.RouterOptions.ROUTER_MODE;
+import static dev.tandem.config.RouterOptions.REMOVE_GRACE;
 import static dev.tandem.config.RouterOptions.ROUTER_PORT;
 import static dev.tandem.config.RouterOptions.TOOL_CALL_PARSER;
 
 import dev.tandem.chat.ChatSetup;
 import dev.tandem.config.RouterOptions;
+import dev.tandem.router.access.AccessControl;
+import dev.tandem.router.access.ApiKeys;
+import dev.tandem.router.admin.AdminRoutes;
+import dev.tandem.router.admission.Admission;
 import dev.tandem.router.api.BusCompletionsEndpoint;
 import dev.tandem.router.api.ChatService;
 import dev.tandem.router.api.CompletionService;
 import dev.tandem.router.api.ModelInfo;
+import dev.tandem.router.api.RequestRunner;
+import dev.tandem.router.dashboard.DashboardFeed;
 import dev.tandem.router.api.RouterApi;
+import dev.tandem.router.api.RouterApi.Routes;
 import dev.tandem.router.dispatch.Dispatcher;
 import dev.tandem.router.dispatch.Dispatchers;
 import dev.tandem.router.metrics.RouterMetrics;
@@ -49,6 +60,9 @@ import org.slf4j.LoggerFactory;
 public final class RouterVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(RouterVerticle.class);
+  /** API keys from the environment, as lines of the key file separated by commas. */
+  public static final String KEYS_ENV = "TANDEM_API_KEYS";
+  private static final long DASHBOARD_PERIOD_MS = 1_000;
 
   private final RouterOptions options;
   private final Callable<ModelInfo> modelLoader;
@@ -62,7 +76,10 @@ public final class RouterVerticle extends VerticleBase {
   private FleetSubscription fleet;
   private BusCompletionsEndpoint bus;
   private BusCompletionsEndpoint chatBus;
+  private DashboardFeed feed;
   private HttpServer server;
+  /** The admin routes' own server (--admin-port), or null when they share {@link #server}. */
+  private HttpServer adminServer;
 
   /**
    * @param tokenizer the model's tokenizer for text prompts, echo and chat; may be null, then
@@ -95,13 +112,39 @@ public final class RouterVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     Future<ChatSetup> chat = vertx.executeBlocking(this::loadChat, false);
+    Future<AccessControl> access = vertx.executeBlocking(this::loadKeys, false);
     return vertx.executeBlocking(modelLoader, false).compose(loaded -> {
       model = loaded;
       if (model.contextLength() == 0) {
         LOG.warn("model {}: context length and vocabulary unknown; engines check them", model.id());
       }
-      return chat;
-    }).compose(this::startServing);
+      return Future.all(chat, access);
+    }).compose(v -> startServing(chat.result(), access.result()));
+  }
+
+  /** The API and admin keys (blocking: file I/O); warns where the router is open to a network. */
+  private AccessControl loadKeys() throws java.io.IOException {
+    String userFile = options.get(API_KEY_FILE);
+    String adminFile = options.get(ADMIN_KEY_FILE);
+    ApiKeys user;
+    ApiKeys admin;
+    try {
+      user = ApiKeys.load(userFile == null ? null : Path.of(userFile), System.getenv(KEYS_ENV), false);
+      admin = ApiKeys.load(adminFile == null ? null : Path.of(adminFile), null, true);
+    } catch (java.io.IOException | IllegalArgumentException e) {
+      throw new IllegalArgumentException("cannot read the API keys: " + e.getMessage(), e);
+    }
+    AccessControl access = new AccessControl(user, admin, metrics.ops()::rejected);
+    String host = options.get(ROUTER_HOST);
+    boolean loopback = host.equals("localhost") || host.startsWith("127.") || host.equals("::1");
+    if (!loopback && (access.apiOpen() || access.adminOpen())) {
+      LOG.warn("listening on {} without {}: anyone who reaches this port may call {}; give"
+          + " --api-key-file and --admin-key-file (docs/operations.md)", host,
+          access.apiOpen() ? "API keys" : "admin keys", access.apiOpen() ? "/v1/*" : "/admin/*,"
+          + " /metrics and /dashboard");
+    }
+    LOG.info("keys: {} API key(s), {} admin key(s)", user.size(), admin.size());
+    return access;
   }
 
   /** The chat template and tool-call parser (blocking: file I/O and template parsing). */
@@ -122,23 +165,42 @@ public final class RouterVerticle extends VerticleBase {
     return chat;
   }
 
-  private Future<?> startServing(ChatSetup chat) {
+  private Future<?> startServing(ChatSetup chat, AccessControl access) {
     registry = new EngineRegistry(System::currentTimeMillis);
     client = new EngineClient(vertx, (int) options.get(CONNECT_TIMEOUT).toMillis(),
         options.get(MAX_CONNECTIONS_PER_ENGINE));
+    client.observe(metrics.ops()::engineCall);
     Dispatcher dispatcher = Dispatchers.create(options, registry, client, metrics);
     CompletionService service = new CompletionService(vertx, options, model, tokenizer, dispatcher, metrics);
     ChatService chatService = new ChatService(vertx, service, tokenizer, chat);
+    Admission admission = new Admission(vertx, options, metrics.ops()::rejected);
+    metrics.ops().admission(admission.gate()::running, admission.gate()::queued);
+    RequestRunner runner = new RequestRunner(access, admission, metrics.ops(),
+        options.get(ROUTER_MODE).wireName());
+    AdminRoutes admin = new AdminRoutes(vertx, registry, admission.gate(), metrics::reservationsOpen,
+        options.get(REMOVE_GRACE));
+    feed = new DashboardFeed(vertx, registry, admission.gate(), metrics);
     fleet = new FleetSubscription(vertx, registry);
-    bus = BusCompletionsEndpoint.completions(vertx, service, metrics);
-    chatBus = BusCompletionsEndpoint.chat(vertx, chatService, metrics);
+    bus = BusCompletionsEndpoint.completions(vertx, service, metrics, runner);
+    chatBus = BusCompletionsEndpoint.chat(vertx, chatService, metrics, runner);
+    Integer adminPort = options.get(ADMIN_PORT);
     server = vertx.createHttpServer(new HttpServerOptions().setHost(options.get(ROUTER_HOST))
         .setPort(options.get(ROUTER_PORT)).setTcpNoDelay(true))
         .requestHandler(RouterApi.create(vertx, options, model, service, chatService, registry,
-            metrics));
+            metrics, runner, admin, feed, adminPort == null ? Routes.ALL : Routes.PUBLIC));
+    if (adminPort != null) {
+      adminServer = vertx.createHttpServer(new HttpServerOptions().setHost(options.get(ROUTER_HOST))
+          .setPort(adminPort).setTcpNoDelay(true))
+          .requestHandler(RouterApi.create(vertx, options, model, service, chatService, registry,
+              metrics, runner, admin, feed, Routes.ADMIN));
+    }
+    feed.start(DASHBOARD_PERIOD_MS);
     return fleet.start(5_000)
         .compose(v -> bus.start())
         .compose(v -> chatBus.start())
+        .compose(v -> adminServer == null ? Future.succeededFuture() : adminServer.listen()
+            .onSuccess(a -> LOG.info("admin routes on http://{}:{}/ (/admin, /metrics, /dashboard)",
+                options.get(ROUTER_HOST), a.actualPort())))
         .compose(v -> server.listen())
         .onSuccess(s -> {
           LOG.info("router listening on http://{}:{} ({} mode, model {})", options.get(ROUTER_HOST),
@@ -148,7 +210,11 @@ public final class RouterVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
+    if (feed != null) {
+      feed.stop();
+    }
     return Future.join(server == null ? Future.succeededFuture() : server.close(),
+        adminServer == null ? Future.succeededFuture() : adminServer.close(),
         fleet == null ? Future.succeededFuture() : fleet.stop(),
         bus == null ? Future.succeededFuture() : bus.stop(),
         chatBus == null ? Future.succeededFuture() : chatBus.stop(),
@@ -158,6 +224,11 @@ public final class RouterVerticle extends VerticleBase {
   /** The port the router listens on (useful with port 0). */
   public int actualPort() {
     return server.actualPort();
+  }
+
+  /** The port of the admin routes: --admin-port's, else the router's own. */
+  public int actualAdminPort() {
+    return adminServer != null ? adminServer.actualPort() : server.actualPort();
   }
 
   /** The registry (read-only use: tests and admin views). */

@@ -19,6 +19,17 @@ final class FleetView {
     }
   }
 
+  /** The latest status of engine {@code id}, or null. */
+  JsonObject latest(int id) {
+    JsonObject status = latest.get(id);
+    return status == null ? null : status.copy();
+  }
+
+  /** A removed engine: no longer part of the fleet's view. */
+  void forget(int id) {
+    latest.remove(id);
+  }
+
   /** {@code {"engines": [status, ...]}} ordered by engine id. */
   JsonObject toJson() {
     JsonArray engines = new JsonArray();

@@ -68,6 +68,7 @@ public final class SupervisorVerticle extends VerticleBase {
   private TextTokenizer tokenizer;
   private final List<String> engineDeployments = new ArrayList<>();
   private String routerDeployment;
+  private FleetAdmin admin;
   private Future<Void> stopping;
 
   /** For the Vert.x launcher: the configuration comes from {@code config()} (the -conf JSON). */
@@ -102,6 +103,11 @@ public final class SupervisorVerticle extends VerticleBase {
         .compose(v -> startEngines())
         .compose(v -> loadTokenizer())
         .compose(v -> deployRouter())
+        .andThen(ar -> {
+          if (ar.succeeded() && admin != null) {
+            admin.start(); // engines may be added and removed from now on (the router's admin API)
+          }
+        })
         .onSuccess(v -> LOG.info("fleet of {} engine(s) up and router on http://{}:{} after {} s",
             engineDeployments.size(), config.get(ROUTER_HOST), config.get(ROUTER_PORT),
             seconds(began)))
@@ -153,6 +159,7 @@ public final class SupervisorVerticle extends VerticleBase {
           BuiltinProfile.jvmOptions(config.get(ENGINE), config.get(ENGINE_JVM_OPTS)));
     }
     EngineProfile profile = givenProfile != null ? givenProfile : EngineProfile.of(config, cds);
+    admin = new FleetAdmin(vertx, config, profile, fleet, engineDeployments);
     List<EngineSpec> specs = new ArrayList<>();
     for (EndpointConfig endpoint : config.endpoints()) {
       EngineLaunch launch = new EngineLaunch(config.get(MODEL), config.get(MODEL_LIB), endpoint,
@@ -182,7 +189,12 @@ public final class SupervisorVerticle extends VerticleBase {
         }
       }
       return Future.join(deployments).transform(joined -> {
-        deployments.stream().filter(Future::succeeded).forEach(d -> engineDeployments.add(d.result()));
+        for (int i = 0; i < deployments.size(); i++) {
+          if (deployments.get(i).succeeded()) {
+            engineDeployments.add(deployments.get(i).result());
+            admin.started(engines.get(i).spec().endpoint(), deployments.get(i).result());
+          }
+        }
         return all.failed() ? Future.failedFuture(all.cause()) : Future.<Void>succeededFuture();
       });
     });
@@ -212,6 +224,9 @@ public final class SupervisorVerticle extends VerticleBase {
   private Future<Void> tearDown() {
     if (stopping != null) {
       return stopping;
+    }
+    if (admin != null) {
+      admin.stop();
     }
     Future<Void> routerGone = routerDeployment == null ? Future.succeededFuture()
         : undeploy(routerDeployment);

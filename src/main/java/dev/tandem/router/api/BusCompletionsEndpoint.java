@@ -3,6 +3,9 @@ package dev.tandem.router.api;
 import dev.tandem.api.ErrorResponses;
 import dev.tandem.api.ApiError;
 import dev.tandem.bus.Addresses;
+import dev.tandem.router.access.AccessControl;
+import dev.tandem.router.access.ClientKey;
+import dev.tandem.router.metrics.RequestClock;
 import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.router.upstream.Cancellation;
 import io.vertx.core.Future;
@@ -42,6 +45,12 @@ import io.vertx.core.json.JsonObject;
  * </ol>
  * Chunks are sent without acknowledgement: the bus gives no back-pressure, so a consumer should
  * keep up (it runs on its own context) or cancel.
+ *
+ * <h2>Keys and limits</h2>
+ * The same as over HTTP: once the router has API keys, a request carries one in the delivery
+ * header {@value AccessControl#BUS_HEADER} (else a 401 failure); the key's per-minute limits and
+ * the router's {@code --max-concurrent} / {@code --max-queue} apply (a 429 failure, the message
+ * saying when to try again). Bus callers share the running slots with HTTP callers.
  */
 public final class BusCompletionsEndpoint {
 
@@ -54,25 +63,30 @@ public final class BusCompletionsEndpoint {
   private final String address;
   private final PreparedRequest.Preparer preparer;
   private final RouterMetrics metrics;
+  private final RequestRunner runner;
   private MessageConsumer<Object> consumer;
 
   private BusCompletionsEndpoint(Vertx vertx, String address, PreparedRequest.Preparer preparer,
-      RouterMetrics metrics) {
+      RouterMetrics metrics, RequestRunner runner) {
     this.vertx = vertx;
     this.address = address;
     this.preparer = preparer;
     this.metrics = metrics;
+    this.runner = runner;
   }
 
   /** Completions at {@link Addresses#COMPLETIONS}. */
   public static BusCompletionsEndpoint completions(Vertx vertx, CompletionService service,
-      RouterMetrics metrics) {
-    return new BusCompletionsEndpoint(vertx, Addresses.COMPLETIONS, service::prepareRequest, metrics);
+      RouterMetrics metrics, RequestRunner runner) {
+    return new BusCompletionsEndpoint(vertx, Addresses.COMPLETIONS, service::prepareRequest,
+        metrics, runner);
   }
 
   /** Chat completions at {@link Addresses#CHAT_COMPLETIONS}. */
-  public static BusCompletionsEndpoint chat(Vertx vertx, ChatService service, RouterMetrics metrics) {
-    return new BusCompletionsEndpoint(vertx, Addresses.CHAT_COMPLETIONS, service::prepare, metrics);
+  public static BusCompletionsEndpoint chat(Vertx vertx, ChatService service, RouterMetrics metrics,
+      RequestRunner runner) {
+    return new BusCompletionsEndpoint(vertx, Addresses.CHAT_COMPLETIONS, service::prepare, metrics,
+        runner);
   }
 
   public Future<Void> start() {
@@ -86,40 +100,50 @@ public final class BusCompletionsEndpoint {
 
   private void onRequest(Message<Object> msg) {
     metrics.requestStarted();
+    RequestClock clock = new RequestClock();
+    ClientKey key;
     JsonObject body;
     try {
+      key = runner.access().checkBus(msg.headers().get(AccessControl.BUS_HEADER));
       body = msg.body() instanceof JsonObject o ? o : new JsonObject(String.valueOf(msg.body()));
+    } catch (ApiError e) {
+      failReply(msg, e);
+      return;
     } catch (RuntimeException e) {
       failReply(msg, ApiError.invalid(null, "invalid_json", "the message body must be a JSON object (the request)"));
       return;
     }
     String streamAddress = msg.headers().get(STREAM_ADDRESS_HEADER);
     Cancellation cancellation = new Cancellation();
-    preparer.prepare(body, cancellation).onComplete(ar -> {
-      if (ar.failed()) {
-        failReply(msg, ar.cause());
-        return;
-      }
-      if (!ar.result().stream()) {
-        ar.result().execute(new BusOutputs.Reply(msg));
-        return;
-      }
-      if (streamAddress == null || streamAddress.isBlank()) {
-        failReply(msg, ApiError.invalid("stream", "missing_stream_address",
+    preparer.prepare(body, cancellation).compose(request -> {
+      if (request.stream() && (streamAddress == null || streamAddress.isBlank())) {
+        return Future.failedFuture(ApiError.invalid("stream", "missing_stream_address",
             "streaming over the event bus needs the delivery header " + STREAM_ADDRESS_HEADER
                 + " naming the address that receives the chunks"));
-        return;
       }
-      MessageConsumer<Object> cancel = vertx.eventBus()
-          .consumer(streamAddress + CANCEL_SUFFIX, m -> cancellation.cancel());
-      msg.reply(new JsonObject().put("id", ar.result().id()).put("stream_address", streamAddress));
-      ar.result().execute(new BusOutputs.Stream(vertx.eventBus(), streamAddress,
-              ar.result().includeUsage()))
-          .onComplete(x -> cancel.unregister());
-    });
+      return runner.admit(key, request, cancellation).map(ticket -> {
+        if (!request.stream()) {
+          runner.run(request, ticket, new BusOutputs.Reply(msg), clock);
+          return null;
+        }
+        MessageConsumer<Object> cancel;
+        try {
+          cancel = vertx.eventBus().consumer(streamAddress + CANCEL_SUFFIX, m -> cancellation.cancel());
+          msg.reply(new JsonObject().put("id", request.id()).put("stream_address", streamAddress));
+        } catch (RuntimeException e) {
+          ticket.release(-1); // never ran: the slot goes back before the failure is answered
+          throw e;
+        }
+        runner.run(request, ticket, new BusOutputs.Stream(vertx.eventBus(), streamAddress,
+                request.includeUsage()), clock)
+            .onComplete(x -> cancel.unregister());
+        return null;
+      });
+    }).onFailure(err -> failReply(msg, err));
   }
 
   private void failReply(Message<Object> msg, Throwable error) {
+    runner.refused(error);
     ApiError e = ErrorResponses.typed(error);
     metrics.requestEnded(e.status());
     msg.fail(e.status(), e.toJson().encode());

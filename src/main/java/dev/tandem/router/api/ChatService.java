@@ -84,7 +84,8 @@ public final class ChatService {
     ChatAnswer answer = new ChatAnswer("chat" + job.requestId(), job.created(),
         job.responseModel(), job.n(), setup.parseToolCalls(request));
     return new PreparedRequest(answer.id(), job.stream(), job.includeUsage(),
-        output -> completions.execute(job, new ChatOutput(answer, output, job.stream())));
+        CompletionService.tokenEstimate(job), (output, clock) -> completions.execute(job,
+            new ChatOutput(answer, output, job.stream()), clock));
   }
 
   /**

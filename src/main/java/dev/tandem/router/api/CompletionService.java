@@ -14,6 +14,8 @@ import dev.tandem.router.dispatch.CompletionFlow;
 import dev.tandem.router.dispatch.CompletionJob;
 import dev.tandem.router.dispatch.DeliveredTokens;
 import dev.tandem.router.dispatch.Dispatcher;
+import dev.tandem.router.dispatch.TimedDispatcher;
+import dev.tandem.router.metrics.RequestClock;
 import dev.tandem.router.upstream.Cancellation;
 import dev.tandem.tokenizer.TextTokenizer;
 import io.vertx.core.Future;
@@ -91,7 +93,13 @@ public final class CompletionService {
   /** As {@link #prepare}, as a request any transport can run. */
   Future<PreparedRequest> prepareRequest(JsonObject body, Cancellation cancellation) {
     return prepare(body, cancellation).map(job -> new PreparedRequest(job.requestId(),
-        job.stream(), job.includeUsage(), output -> execute(job, output)));
+        job.stream(), job.includeUsage(), tokenEstimate(job),
+        (output, clock) -> execute(job, output, clock)));
+  }
+
+  /** The most tokens a job may take: its prompt plus n * max_tokens (prompt alone without it). */
+  static long tokenEstimate(CompletionJob job) {
+    return job.promptIds().length + (job.maxTokens() == null ? 0L : (long) job.maxTokens() * job.n());
   }
 
   private CompletionJob job(JsonObject body, CompletionRequest r, int[] tokens, String echo,
@@ -118,7 +126,13 @@ public final class CompletionService {
 
   /** Runs the job to its end; the output has been completed or failed when this completes. */
   public Future<Void> execute(CompletionJob job, ClientOutput output) {
-    return new CompletionFlow(vertx, job, dispatcher, output, limits, metrics, deliveredTokens).run()
+    return execute(job, output, null);
+  }
+
+  /** As {@link #execute(CompletionJob, ClientOutput)}, noting first token and engine on {@code clock}. */
+  Future<Void> execute(CompletionJob job, ClientOutput output, RequestClock clock) {
+    Dispatcher timed = clock == null ? dispatcher : new TimedDispatcher(dispatcher, clock);
+    return new CompletionFlow(vertx, job, timed, output, limits, metrics, deliveredTokens).run()
         .andThen(ar -> metrics.requestEnded(ar.succeeded() ? 200 : ApiError.from(ar.cause()).status()));
   }
 

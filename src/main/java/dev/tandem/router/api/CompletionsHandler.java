@@ -1,9 +1,12 @@
 package dev.tandem.router.api;
 
-import dev.tandem.api.ErrorResponses;
 import dev.tandem.api.ApiError;
-import dev.tandem.router.metrics.RouterMetrics;
+import dev.tandem.api.ErrorResponses;
+import dev.tandem.router.access.ClientKey;
+import dev.tandem.router.admission.RateLimited;
 import dev.tandem.router.dispatch.ClientOutput;
+import dev.tandem.router.metrics.RequestClock;
+import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.router.upstream.Cancellation;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpServerResponse;
@@ -12,46 +15,70 @@ import io.vertx.ext.web.RoutingContext;
 
 /**
  * {@code POST /v1/completions} and {@code POST /v1/chat/completions}: the body as JSON, the
- * endpoint's {@link PreparedRequest.Preparer}, then the answer as SSE or one JSON body. A client
- * that closes its connection cancels the request: the engine request is reset (the engine
- * aborts), D's reservation released, counters released.
+ * endpoint's {@link PreparedRequest.Preparer}, admission (the key's limits, a running slot: a 429
+ * with {@code Retry-After} beyond them), then the answer as SSE or one JSON body, with the key's
+ * {@code x-ratelimit-*} headers. A client that closes its connection cancels the request: it
+ * leaves the queue, or the engine request is reset (the engine aborts), D's reservation released,
+ * counters released.
  */
 final class CompletionsHandler implements Handler<RoutingContext> {
 
   private final PreparedRequest.Preparer preparer;
   private final RouterMetrics metrics;
+  private final RequestRunner runner;
 
-  CompletionsHandler(PreparedRequest.Preparer preparer, RouterMetrics metrics) {
+  CompletionsHandler(PreparedRequest.Preparer preparer, RouterMetrics metrics, RequestRunner runner) {
     this.preparer = preparer;
     this.metrics = metrics;
+    this.runner = runner;
   }
 
   @Override
   public void handle(RoutingContext ctx) {
     metrics.requestStarted();
+    RequestClock clock = new RequestClock();
     HttpServerResponse response = ctx.response();
+    ClientKey key = ctx.get(ClientKey.CONTEXT_KEY, ClientKey.ANONYMOUS);
     JsonObject body;
     try {
       body = ctx.body().asJsonObject();
     } catch (RuntimeException e) {
-      metrics.requestEnded(ErrorResponses.send(response, ApiError.invalid(null, "invalid_json", "the body is not valid JSON: " + e.getMessage())));
+      refuse(response, ApiError.invalid(null, "invalid_json", "the body is not valid JSON: " + e.getMessage()));
       return;
     }
     if (body == null) {
-      metrics.requestEnded(ErrorResponses.send(response, ApiError.invalid(null, "invalid_json", "the body must be a JSON object")));
+      refuse(response, ApiError.invalid(null, "invalid_json", "the body must be a JSON object"));
       return;
     }
     Cancellation cancellation = new Cancellation();
     response.closeHandler(v -> cancellation.cancel());
-    preparer.prepare(body, cancellation).onComplete(ar -> {
-      if (ar.failed()) {
-        metrics.requestEnded(ErrorResponses.send(response, ar.cause()));
+    preparer.prepare(body, cancellation).onComplete(prepared -> {
+      if (prepared.failed()) {
+        refuse(response, prepared.cause());
         return;
       }
-      ClientOutput output = ar.result().stream()
-          ? new SseOutput(response, ar.result().includeUsage())
-          : new JsonOutput(response);
-      ar.result().execute(output);
+      PreparedRequest request = prepared.result();
+      runner.admit(key, request, cancellation).onComplete(admitted -> {
+        if (admitted.failed()) {
+          if (admitted.cause() instanceof RateLimited r && r.headers() != null) {
+            r.headers().addTo(response.headers());
+          }
+          refuse(response, admitted.cause());
+          return;
+        }
+        if (admitted.result().headers() != null) {
+          admitted.result().headers().addTo(response.headers());
+        }
+        ClientOutput output = request.stream()
+            ? new SseOutput(response, request.includeUsage())
+            : new JsonOutput(response);
+        runner.run(request, admitted.result(), output, clock);
+      });
     });
+  }
+
+  private void refuse(HttpServerResponse response, Throwable error) {
+    runner.refused(error);
+    metrics.requestEnded(ErrorResponses.send(response, error));
   }
 }

@@ -7,10 +7,12 @@ import static dev.tandem.config.RouterOptions.ROUTER_MODE;
 import dev.tandem.api.ApiError;
 import dev.tandem.api.ErrorResponses;
 import dev.tandem.bus.Addresses;
-import dev.tandem.bus.LoadReport;
-import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.config.RouterOptions;
-import dev.tandem.router.policy.LoadGauges;
+import dev.tandem.router.access.AccessControl;
+import dev.tandem.router.admin.AdminRoutes;
+import dev.tandem.router.dashboard.DashboardFeed;
+import dev.tandem.router.dashboard.DashboardRoutes;
+import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.router.registry.EngineRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpHeaders;
@@ -22,29 +24,84 @@ import io.vertx.ext.web.handler.BodyHandler;
 
 /**
  * The router's HTTP routes: {@code POST /v1/completions}, {@code POST /v1/chat/completions},
- * {@code GET /v1/models},
- * {@code GET /health} (the router is up), {@code GET /ready} (a request could be served now),
- * {@code GET /metrics} (Prometheus text), {@code GET /admin/engines} (JSON view of the
- * registry: state, in-flight count, gauges and last load report per engine) and {@code GET /fleet} (the
- * supervisor's view, as the stand-in router served it). Unknown paths, wrong methods and oversized bodies get OpenAI error bodies too.
+ * {@code GET /v1/models} (behind the API keys, when there are any), {@code GET /health} (the
+ * router is up) and {@code GET /ready} (a request could be served now), always open for probes,
+ * and behind the admin keys: {@code GET /metrics} (Prometheus text), the admin API
+ * ({@code /admin/engines...}, {@link AdminRoutes}), {@code GET /fleet} (the supervisor's view) and
+ * {@code /dashboard} ({@link DashboardRoutes}). Unknown paths, wrong methods and oversized bodies
+ * get OpenAI error bodies too.
  */
 public final class RouterApi {
 
+  /** Which routes one HTTP server serves: all, or (with --admin-port) the public or admin half. */
+  public enum Routes {
+    ALL, PUBLIC, ADMIN;
+
+    boolean publicRoutes() {
+      return this != ADMIN;
+    }
+
+    boolean adminRoutes() {
+      return this != PUBLIC;
+    }
+  }
+
   private RouterApi() {}
 
+  /** {@code /health} and {@code /ready} are on every server, for probes. */
   public static Router create(Vertx vertx, RouterOptions options, ModelInfo model,
-      CompletionService service, ChatService chat, EngineRegistry registry, RouterMetrics metrics) {
+      CompletionService service, ChatService chat, EngineRegistry registry, RouterMetrics metrics,
+      RequestRunner runner, AdminRoutes admin, DashboardFeed feed, Routes routes) {
     Router router = Router.router(vertx);
+    AccessControl access = runner.access();
+    if (routes.publicRoutes()) {
+      mountPublic(router, options, model, service, chat, metrics, runner);
+    }
+    mountProbes(router, options, service, registry);
+    if (routes.adminRoutes()) {
+      for (String path : new String[] {"/admin/*", "/metrics", "/fleet", "/dashboard", "/dashboard/*"}) {
+        router.route(path).handler(access.admin());
+      }
+      router.get("/metrics").handler(MetricsPage.handler(registry, metrics));
+      admin.mount(router);
+      DashboardRoutes.mount(router, admin::engines, feed, metrics.ops().errors(),
+          new JsonObject().put("mode", options.get(ROUTER_MODE).wireName()).put("model", model.id()));
+      // The supervisor's own view of the fleet (every engine's latest status, pids included).
+      router.get("/fleet").handler(ctx -> vertx.eventBus().<Object>request(Addresses.FLEET_QUERY,
+              new JsonObject())
+          .onSuccess(reply -> json(ctx, 200, reply.body() instanceof JsonObject o ? o
+              : new JsonObject().put("engines", reply.body())))
+          .onFailure(err -> error(ctx, 503, "fleet_unavailable", "fleet view unavailable: "
+              + err.getMessage())));
+    }
+    router.errorHandler(404, ctx -> error(ctx, 404, "not_found",
+        "no route " + ctx.request().method() + " " + ctx.request().path()));
+    router.errorHandler(405, ctx -> error(ctx, 405, "method_not_allowed",
+        ctx.request().method() + " is not allowed on " + ctx.request().path()));
+    router.errorHandler(413, ctx -> error(ctx, 413, "request_too_large",
+        "the request body is larger than " + options.get(MAX_BODY_BYTES) + " bytes"));
+    router.errorHandler(500, ctx -> ErrorResponses.send(ctx.response(),
+        ctx.failure() == null ? new IllegalStateException("internal error") : ctx.failure()));
+    return router;
+  }
+
+  private static void mountPublic(Router router, RouterOptions options, ModelInfo model,
+      CompletionService service, ChatService chat, RouterMetrics metrics, RequestRunner runner) {
+    router.route("/v1/*").handler(runner.access().api());
     router.post("/v1/completions")
         .handler(BodyHandler.create(false).setBodyLimit(options.get(MAX_BODY_BYTES)))
-        .handler(new CompletionsHandler(service::prepareRequest, metrics));
+        .handler(new CompletionsHandler(service::prepareRequest, metrics, runner));
     router.post("/v1/chat/completions")
         .handler(BodyHandler.create(false).setBodyLimit(options.get(MAX_BODY_BYTES)))
-        .handler(new CompletionsHandler(chat::prepare, metrics));
+        .handler(new CompletionsHandler(chat::prepare, metrics, runner));
     router.get("/v1/models").handler(ctx -> json(ctx, 200, new JsonObject().put("object", "list")
         .put("data", new JsonArray().add(new JsonObject().put("id", model.id())
             .put("object", "model").put("created", System.currentTimeMillis() / 1000)
             .put("owned_by", "tandem")))));
+  }
+
+  private static void mountProbes(Router router, RouterOptions options, CompletionService service,
+      EngineRegistry registry) {
     router.get("/health").handler(ctx -> json(ctx, 200, new JsonObject().put("status", "up")));
     router.get("/ready").handler(ctx -> {
       boolean ready = service.dispatcher().canServe();
@@ -57,43 +114,6 @@ public final class RouterApi {
       }
       json(ctx, ready ? 200 : 503, body);
     });
-    router.get("/metrics").handler(MetricsPage.handler(registry, metrics));
-    router.get("/admin/engines").handler(ctx -> json(ctx, 200, engines(registry, metrics)));
-    // The supervisor's own view of the fleet (every engine's latest status, pids included).
-    router.get("/fleet").handler(ctx -> vertx.eventBus().<Object>request(Addresses.FLEET_QUERY,
-            new JsonObject())
-        .onSuccess(reply -> json(ctx, 200, reply.body() instanceof JsonObject o ? o
-            : new JsonObject().put("engines", reply.body())))
-        .onFailure(err -> error(ctx, 503, "fleet_unavailable", "fleet view unavailable: "
-            + err.getMessage())));
-    router.errorHandler(404, ctx -> error(ctx, 404, "not_found",
-        "no route " + ctx.request().method() + " " + ctx.request().path()));
-    router.errorHandler(405, ctx -> error(ctx, 405, "method_not_allowed",
-        ctx.request().method() + " is not allowed on " + ctx.request().path()));
-    router.errorHandler(413, ctx -> error(ctx, 413, "request_too_large",
-        "the request body is larger than " + options.get(MAX_BODY_BYTES) + " bytes"));
-    router.errorHandler(500, ctx -> ErrorResponses.send(ctx.response(),
-        ctx.failure() == null ? new IllegalStateException("internal error") : ctx.failure()));
-    return router;
-  }
-
-  private static JsonObject engines(EngineRegistry registry, RouterMetrics metrics) {
-    JsonArray list = new JsonArray();
-    registry.statuses().forEach(s -> {
-      JsonObject e = s.toJson().put("inFlight", registry.inFlight(s.id()));
-      LoadGauges g = registry.gauges(s.id());
-      if (g != null) {
-        e.put("gauges", new JsonObject().put("running", g.running()).put("waiting", g.waiting())
-            .put("kvFreePages", g.freeKvPages()).put("kvTotalPages", g.totalKvPages()));
-      }
-      LoadReport load = registry.load(s.id());
-      if (load != null) {
-        e.put("load", load.toJson()); // as the engine's EngineVerticle last published it
-      }
-      list.add(e);
-    });
-    return new JsonObject().put("engines", list).put("inFlightTotal", registry.totalInFlight())
-        .put("reservationsOpen", metrics.reservationsOpen());
   }
 
   private static void error(RoutingContext ctx, int status, String code, String message) {

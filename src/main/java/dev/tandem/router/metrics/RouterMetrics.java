@@ -54,6 +54,9 @@ public final class RouterMetrics {
   private final MultiGauge engineGauges = MultiGauge.builder("tandem_engine_gauge")
       .description("Each engine's last fresh load report from the bus.").register(registry);
 
+  /** Latency histograms, refusals by cause, admission gauges (docs/operations.md). */
+  private final OpsMeters ops = new OpsMeters(registry);
+
   /** Routing and P/D decisions by their labels, registered on first use (a dozen at most). */
   private final java.util.concurrent.ConcurrentHashMap<String, Counter> decisions =
       new java.util.concurrent.ConcurrentHashMap<>();
@@ -161,6 +164,10 @@ public final class RouterMetrics {
     inFlight.register(flight, true);
     engineReady.register(ready, true);
     engineGauges.register(gauges, true);
+  }
+
+  public OpsMeters ops() {
+    return ops;
   }
 
   /** Where the meters live: for the scrape handler, and for meters added later. */

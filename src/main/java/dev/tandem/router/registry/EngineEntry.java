@@ -19,6 +19,8 @@ final class EngineEntry {
   /** The report's running/waiting/KV gauges; null when it had no queue gauges (MLC engines). */
   LoadGauges gauges;
   long loadAtMillis;
+  /** Drained by an operator: out of rotation whatever its state, until resumed. */
+  boolean drained;
 
   EngineEntry(EngineStatus status) {
     this.status = status;
@@ -26,6 +28,11 @@ final class EngineEntry {
 
   boolean ready() {
     return status.state() == EngineState.READY;
+  }
+
+  /** READY and not drained: the policies may choose it. */
+  boolean inRotation() {
+    return ready() && !drained;
   }
 
   void forgetLoad() {

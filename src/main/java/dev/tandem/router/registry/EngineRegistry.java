@@ -17,7 +17,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The router's table of engines, built only from {@link EngineStatus} events (and one initial
- * fleet snapshot): READY engines are in rotation, every other state is out. Each engine's load
+ * fleet snapshot): READY engines are in rotation, every other state is out, and so is an engine an
+ * operator drained ({@link #drain}) until it is resumed, whatever its state meanwhile (restarts
+ * included); the policies see a drained engine as not ready, so it gets no new request while its
+ * in-flight ones finish. Each engine's load
  * comes from the {@link LoadReport}s its EngineVerticle publishes, next to the router's own
  * in-flight counts; a report older than {@link LoadReport#STALE_AFTER_PERIODS} of its periods is
  * ignored. Owned by the router verticle and used from its context only; the in-flight counters
@@ -38,6 +41,9 @@ public final class EngineRegistry {
   /** Applies a status event: the newest event for an engine always wins. */
   public void apply(EngineStatus status) {
     EngineEntry entry = entries.get(status.id());
+    if (entry == null && status.state() == EngineState.STOPPED) {
+      return; // a removed engine's last word, or a stopped one we never knew: nothing to route to
+    }
     if (entry == null) {
       entries.put(status.id(), new EngineEntry(status));
       LOG.info("engine {} ({}, {}) is {}", status.id(), status.role(), status.url(), status.state());
@@ -97,9 +103,42 @@ public final class EngineRegistry {
     return entries.values().stream().mapToInt(e -> e.inFlight.get()).sum();
   }
 
-  /** Engines currently READY, in id order. */
+  /** Engines in rotation (READY and not drained), in id order. */
   public List<EngineStatus> ready() {
-    return entries.values().stream().filter(EngineEntry::ready).map(e -> e.status).toList();
+    return entries.values().stream().filter(EngineEntry::inRotation).map(e -> e.status).toList();
+  }
+
+  /** Takes engine {@code id} out of rotation (in-flight requests finish); false if unknown. */
+  public boolean drain(int id) {
+    return setDrained(id, true);
+  }
+
+  /** Puts a drained engine back into rotation (once it is READY); false if unknown. */
+  public boolean resume(int id) {
+    return setDrained(id, false);
+  }
+
+  public boolean drained(int id) {
+    EngineEntry entry = entries.get(id);
+    return entry != null && entry.drained;
+  }
+
+  /** Forgets engine {@code id} (removed from the fleet); false if unknown. */
+  public boolean remove(int id) {
+    return entries.remove(id) != null;
+  }
+
+  private boolean setDrained(int id, boolean drained) {
+    EngineEntry entry = entries.get(id);
+    if (entry == null) {
+      return false;
+    }
+    if (entry.drained != drained) {
+      entry.drained = drained;
+      LOG.info("engine {} ({}) {}", id, entry.status.url(), drained ? "drained: no new requests"
+          : "resumed: back in rotation");
+    }
+    return true;
   }
 
   /**
@@ -134,8 +173,8 @@ public final class EngineRegistry {
   public List<EngineSnapshot> snapshot() {
     List<EngineSnapshot> out = new ArrayList<>(entries.size());
     for (EngineEntry e : entries.values()) {
-      out.add(new EngineSnapshot(e.status.id(), e.status.role(),
-          e.status.state() == EngineState.READY, e.inFlight.get(), freshGauges(e)));
+      out.add(new EngineSnapshot(e.status.id(), e.status.role(), e.inRotation(), e.inFlight.get(),
+          freshGauges(e)));
     }
     return out;
   }

@@ -26,8 +26,16 @@ public final class EngineClient {
 
   private static final Logger LOG = LoggerFactory.getLogger(EngineClient.class);
 
+  /** Told how long each engine call took until the engine answered (a stream's head), and how it ended. */
+  @FunctionalInterface
+  public interface CallObserver {
+    /** @param call the call's last path segment: prep_recv, remote_send, start_generate, completions, release */
+    void call(String call, int engineId, boolean ok, long nanos);
+  }
+
   private final Vertx vertx;
   private final HttpClientAgent http;
+  private volatile CallObserver observer = (call, engine, ok, nanos) -> {};
 
   /**
    * @param connectTimeoutMs TCP connect limit
@@ -51,9 +59,20 @@ public final class EngineClient {
         .build();
   }
 
+  /** Observes every later call (the router's latency histograms). */
+  public void observe(CallObserver callObserver) {
+    this.observer = callObserver;
+  }
+
+  private <T> Future<T> timed(String path, int engineId, long startNanos, Future<T> call) {
+    return call.andThen(ar -> observer.call(path.substring(path.lastIndexOf('/') + 1), engineId,
+        ar.succeeded(), System.nanoTime() - startNanos));
+  }
+
   /** POSTs {@code body} and returns the engine's 2xx JSON object answer. */
   public Future<JsonObject> postJson(int engineId, String baseUrl, String path, JsonObject body,
       String stage, long timeoutMs, Cancellation cancel) {
+    long start = System.nanoTime();
     Promise<JsonObject> result = Promise.promise();
     CallGuard guard = new CallGuard(vertx, cancel, result::tryFail);
     guard.armTimer(timeoutMs, () -> UpstreamException.timeout(engineId, stage, timeoutMs));
@@ -77,7 +96,7 @@ public final class EngineClient {
           guard.done();
           result.tryComplete(json);
         }));
-    return result.future();
+    return timed(path, engineId, start, result.future());
   }
 
   /**
@@ -89,6 +108,7 @@ public final class EngineClient {
    */
   public Future<EngineStream> openStream(int engineId, String baseUrl, String path, JsonObject body,
       String stage, long firstChunkTimeoutMs, long idleTimeoutMs, Cancellation cancel) {
+    long start = System.nanoTime();
     Promise<EngineStream> head = Promise.promise();
     EngineStream[] stream = new EngineStream[1];
     CallGuard guard = new CallGuard(vertx, cancel, e -> {
@@ -113,7 +133,7 @@ public final class EngineClient {
       stream[0] = new EngineStream(resp, guard, engineId, stage, firstChunkTimeoutMs, idleTimeoutMs);
       head.tryComplete(stream[0]);
     });
-    return head.future();
+    return timed(path, engineId, start, head.future());
   }
 
   public Future<Void> close() {

@@ -1,0 +1,130 @@
+package dev.tandem.router.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+
+/**
+ * The operations meters of a router: latency histograms (Prometheus {@code _bucket} series with
+ * fixed buckets) for time to first token, time per output token, end-to-end time and queue time
+ * per mode and engine, and for the engine calls; refusals by cause; the admission gauges. Created
+ * with the router's registry by {@link RouterMetrics}; a timer of a given label set is resolved
+ * once and kept, so a request costs a map lookup at its end and nothing per chunk.
+ */
+public final class OpsMeters {
+
+  private static final Duration[] LATENCY_BUCKETS = millis(5, 10, 25, 50, 100, 250, 500, 1_000,
+      2_500, 5_000, 10_000, 30_000, 60_000, 120_000);
+  private static final Duration[] TOKEN_BUCKETS = millis(1, 2, 5, 10, 20, 50, 100, 200, 500,
+      1_000, 2_000);
+
+  private final MeterRegistry registry;
+  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+  private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+  private final RecentLatencies recent = new RecentLatencies();
+  private final RecentErrors errors = new RecentErrors();
+  private volatile IntSupplier running = () -> 0;
+  private volatile IntSupplier queued = () -> 0;
+
+  OpsMeters(MeterRegistry registry) {
+    this.registry = registry;
+    Gauge.builder("tandem_admission_running", this, m -> m.running.getAsInt())
+        .description("Requests holding one of the --max-concurrent slots.").register(registry);
+    Gauge.builder("tandem_admission_queued", this, m -> m.queued.getAsInt())
+        .description("Requests waiting for a slot (--max-queue).").register(registry);
+  }
+
+  /** Where the admission gauges read from (the router's gate, once it exists). */
+  public void admission(IntSupplier running, IntSupplier queued) {
+    this.running = running;
+    this.queued = queued;
+  }
+
+  /**
+   * A request that got its answer: its times in nanoseconds (ttft and tpot negative when unknown).
+   *
+   * @param engine the engine that streamed the answer, or "none"
+   */
+  public void answered(String mode, String engine, long e2eNanos, long ttftNanos, long tpotNanos) {
+    timer("tandem_router_e2e", mode, engine, LATENCY_BUCKETS,
+        "Arrival to the end of the answer, per mode and engine.").record(e2eNanos, TimeUnit.NANOSECONDS);
+    if (ttftNanos >= 0) {
+      timer("tandem_router_ttft", mode, engine, LATENCY_BUCKETS,
+          "Arrival to the first generated token, per mode and engine.")
+          .record(ttftNanos, TimeUnit.NANOSECONDS);
+    }
+    if (tpotNanos >= 0) {
+      timer("tandem_router_tpot", mode, engine, TOKEN_BUCKETS,
+          "Time per output token after the first, per mode and engine.")
+          .record(tpotNanos, TimeUnit.NANOSECONDS);
+    }
+    recent.add(System.nanoTime(), ttftNanos >= 0 ? ttftNanos / 1e9 : Double.NaN,
+        tpotNanos >= 0 ? tpotNanos / 1e9 : Double.NaN);
+  }
+
+  /** Time an admitted request waited for a slot (0 when one was free). */
+  public void queued(String mode, String engine, long nanos) {
+    timer("tandem_router_queue", mode, engine, LATENCY_BUCKETS,
+        "Time admitted requests waited for a --max-concurrent slot, per mode and engine.")
+        .record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  /** One engine call (prep_recv, remote_send, start_generate, completions) until its answer. */
+  public void engineCall(String call, int engine, boolean ok, long nanos) {
+    String key = "c/" + call + "/" + engine + "/" + ok;
+    timers.computeIfAbsent(key, k -> Timer.builder("tandem_router_engine_call")
+        .tags("call", call, "engine", Integer.toString(engine), "outcome", ok ? "ok" : "error")
+        .serviceLevelObjectives(LATENCY_BUCKETS)
+        .description("Engine calls until the engine answered (head of a stream), by call.")
+        .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  /** A request refused before it ran: auth_*, queue_full, queue_timeout, key_*. */
+  public void rejected(String cause) {
+    counter("tandem_router_rejected_total", "cause", cause,
+        "Requests refused by access or admission control, by cause.").increment();
+  }
+
+  /**
+   * A request that ended in an error (refusals included), counted by cause (a refusal's reason,
+   * else the OpenAI code, else {@code http_STATUS}); the dashboard shows the last ones.
+   */
+  public void failed(int status, String cause, String message) {
+    counter("tandem_router_errors_by_cause_total", "cause", cause,
+        "Requests that ended in an error, by cause.").increment();
+    errors.add(status, cause, message);
+  }
+
+  public RecentErrors errors() {
+    return errors;
+  }
+
+  public RecentLatencies recent() {
+    return recent;
+  }
+
+  private Timer timer(String name, String mode, String engine, Duration[] buckets, String help) {
+    return timers.computeIfAbsent(name + "/" + mode + "/" + engine, k -> Timer.builder(name)
+        .tags("mode", mode, "engine", engine).serviceLevelObjectives(buckets).description(help)
+        .register(registry));
+  }
+
+  private Counter counter(String name, String tag, String value, String help) {
+    return counters.computeIfAbsent(name + "/" + value, k -> Counter.builder(name).tag(tag, value)
+        .description(help).register(registry));
+  }
+
+  private static Duration[] millis(long... ms) {
+    Duration[] out = new Duration[ms.length];
+    for (int i = 0; i < ms.length; i++) {
+      out[i] = Duration.ofMillis(ms[i]);
+    }
+    return out;
+  }
+}

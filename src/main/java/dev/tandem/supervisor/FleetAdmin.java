@@ -1,0 +1,182 @@
+package dev.tandem.supervisor;
+
+import static dev.tandem.config.RouterConfig.ENABLE_PREFIX_CACHE;
+import static dev.tandem.config.RouterConfig.ENGINE;
+import static dev.tandem.config.RouterConfig.ENGINE_OVERRIDES;
+import static dev.tandem.config.RouterConfig.LOG_DIR;
+import static dev.tandem.config.RouterConfig.MODEL;
+import static dev.tandem.config.RouterConfig.MODEL_LIB;
+import static dev.tandem.config.RouterOptions.ROUTER_HOST;
+import static dev.tandem.config.RouterOptions.ROUTER_MODE;
+import static dev.tandem.config.RouterOptions.ROUTER_PORT;
+
+import dev.tandem.bus.Addresses;
+import dev.tandem.bus.EngineRole;
+import dev.tandem.config.ConfigException;
+import dev.tandem.config.ConfigValidator;
+import dev.tandem.config.EndpointConfig;
+import dev.tandem.config.EngineKind;
+import dev.tandem.config.RouterConfig;
+import dev.tandem.config.RouterMode;
+import dev.tandem.fleet.EngineLaunch;
+import dev.tandem.fleet.EngineProfile;
+import dev.tandem.fleet.EngineSpec;
+import dev.tandem.fleet.EngineVerticle;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Engines added and removed while the fleet runs, on {@link Addresses#FLEET_ADD} and
+ * {@link Addresses#FLEET_REMOVE} (the router's admin API asks; it never imports the fleet). An
+ * added engine gets the next id and the next device index, the fleet's model, flags and log
+ * folder, and is answered once READY; a removed one is undeployed (its process stopped) and
+ * forgotten. Only fleets without a KV world can grow: in disagg mode every engine is a member of
+ * a world whose size was fixed when it formed (NVSHMEM's, and the builtin world root's), so adding
+ * a member needs the world re-formed, which the answer (409) says. Owned by the supervisor and
+ * used on its context only.
+ */
+final class FleetAdmin {
+
+  private static final Logger LOG = LoggerFactory.getLogger(FleetAdmin.class);
+
+  private final Vertx vertx;
+  private final RouterConfig config;
+  private final EngineProfile profile;
+  private final FleetView view;
+  /** The supervisor's list of engine deployments (torn down with it); added ones join it. */
+  private final List<String> deployments;
+  private final Map<Integer, String> deploymentOf = new LinkedHashMap<>();
+  private final Map<Integer, EndpointConfig> endpoints = new LinkedHashMap<>();
+  /** Ids are never reused: a removed engine's late events must not be taken for a new one's. */
+  private int nextId;
+  private MessageConsumer<JsonObject> adds;
+  private MessageConsumer<JsonObject> removes;
+
+  FleetAdmin(Vertx vertx, RouterConfig config, EngineProfile profile, FleetView view,
+      List<String> deployments) {
+    this.vertx = vertx;
+    this.config = config;
+    this.profile = profile;
+    this.view = view;
+    this.deployments = deployments;
+  }
+
+  /** An engine of the fleet and its deployment (the initial ones, as the supervisor deployed them). */
+  void started(EndpointConfig endpoint, String deploymentId) {
+    endpoints.put(endpoint.id(), endpoint);
+    deploymentOf.put(endpoint.id(), deploymentId);
+    nextId = Math.max(nextId, endpoint.id() + 1);
+  }
+
+  void start() {
+    adds = vertx.eventBus().consumer(Addresses.FLEET_ADD, this::onAdd);
+    removes = vertx.eventBus().consumer(Addresses.FLEET_REMOVE, this::onRemove);
+  }
+
+  void stop() {
+    if (adds != null) {
+      adds.unregister();
+      removes.unregister();
+    }
+  }
+
+  private void onAdd(Message<JsonObject> msg) {
+    if (config.get(ROUTER_MODE) == RouterMode.DISAGG) {
+      String world = config.get(ENGINE) == EngineKind.MLC ? "NVSHMEM world" : "KV world (builtin)";
+      msg.fail(409, "this disagg fleet's " + world + " was formed for " + config.totalPes()
+          + " PEs and cannot admit another member: adding an engine needs the world re-formed"
+          + " (restart the fleet with the new endpoint in --endpoint-ports)");
+      return;
+    }
+    EndpointConfig endpoint;
+    try {
+      endpoint = endpoint(msg.body() == null ? new JsonObject() : msg.body());
+    } catch (IllegalArgumentException | ClassCastException e) {
+      msg.fail(400, e.getMessage());
+      return;
+    }
+    endpoints.put(endpoint.id(), endpoint); // holds its id and port while it starts
+    vertx.executeBlocking(() -> {
+      ConfigValidator.checkFree(endpoint.describe(), endpoint.host(), endpoint.port());
+      EngineLaunch launch = new EngineLaunch(config.get(MODEL), config.get(MODEL_LIB), endpoint,
+          config.get(ENABLE_PREFIX_CACHE), config.get(ENGINE_OVERRIDES), null);
+      return EngineSpec.of(profile, launch, Path.of(config.get(LOG_DIR)), config);
+    }).compose(spec -> {
+      EngineVerticle engine = new EngineVerticle(spec);
+      LOG.info("adding {}", spec.describe());
+      return vertx.deployVerticle(engine).map(id -> {
+        deployments.add(id);
+        deploymentOf.put(endpoint.id(), id);
+        return engine.statusJson();
+      });
+    }).onSuccess(msg::reply).onFailure(err -> {
+      endpoints.remove(endpoint.id());
+      LOG.warn("adding {} failed: {}", endpoint.describe(), err.getMessage());
+      msg.fail(err instanceof ConfigException ? 409 : 500, err.getMessage());
+    });
+  }
+
+  private void onRemove(Message<JsonObject> msg) {
+    Integer id = msg.body() == null ? null : msg.body().getInteger("id");
+    String deployment = id == null ? null : deploymentOf.get(id);
+    if (deployment == null) {
+      msg.fail(404, "no engine " + id + " in this fleet (known: " + deploymentOf.keySet() + ")");
+      return;
+    }
+    LOG.info("removing {}", endpoints.get(id).describe());
+    vertx.undeploy(deployment).onComplete(ar -> {
+      deploymentOf.remove(id);
+      endpoints.remove(id);
+      deployments.remove(deployment);
+      JsonObject last = view.latest(id);
+      view.forget(id);
+      if (ar.failed()) {
+        msg.fail(500, "engine " + id + " did not stop cleanly: " + ar.cause().getMessage());
+      } else {
+        msg.reply(last == null ? new JsonObject().put("id", id) : last);
+      }
+    });
+  }
+
+  /** The next engine from a request body: the next id and device index, and a port not taken. */
+  private EndpointConfig endpoint(JsonObject body) {
+    Object portValue = body.getValue("port");
+    if (!(portValue instanceof Integer port) || port < 1 || port > 65535) {
+      throw new IllegalArgumentException("'port' (1..65535) is required, e.g. {\"port\": 8085}");
+    }
+    String host = body.getString("host", config.get(RouterConfig.ENDPOINT_HOSTS).get(0));
+    int numGpus = body.getInteger("numGpus", 1);
+    if (numGpus < 1) {
+      throw new IllegalArgumentException("'numGpus' must be at least 1, not " + numGpus);
+    }
+    EngineRole role;
+    try {
+      role = EngineRole.valueOf(body.getString("role", "both").toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("'role' is prefill, decode or both, not '"
+          + body.getString("role") + "'");
+    }
+    if (port == config.get(ROUTER_PORT) && host.equals(config.get(ROUTER_HOST))) {
+      throw new IllegalArgumentException("port " + port + " is the router's");
+    }
+    int pe = 0;
+    for (EndpointConfig e : endpoints.values()) {
+      if (e.port() == port && e.host().equals(host)) {
+        throw new IllegalArgumentException("port " + port + " on " + host + " is " + e.describe()
+            + "'s");
+      }
+      pe = Math.max(pe, e.peStart() + e.numGpus());
+    }
+    return new EndpointConfig(nextId++, host, port, numGpus, pe, role);
+  }
+}

@@ -1,0 +1,98 @@
+package dev.tandem.router.admission;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.router.upstream.Cancellation;
+import dev.tandem.router.upstream.ClientGoneException;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(VertxExtension.class)
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class AdmissionGateTest {
+
+  @Test
+  void slotsThenQueueThen429AndEveryReleaseHandsOn(Vertx vertx, VertxTestContext ctx) {
+    vertx.runOnContext(v -> {
+      AdmissionGate gate = new AdmissionGate(vertx, 2, 2, 5_000, 3);
+      List<Future<AdmissionGate.Permit>> got = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        got.add(gate.acquire(new Cancellation()));
+      }
+      ctx.verify(() -> {
+        assertTrue(got.get(0).succeeded() && got.get(1).succeeded());
+        assertTrue(!got.get(2).isComplete() && !got.get(3).isComplete(), "queued");
+        RateLimited full = assertInstanceOf(RateLimited.class, got.get(4).cause());
+        assertEquals("queue_full", full.reason());
+        assertEquals(3, full.retryAfterSeconds());
+        assertEquals(2, gate.running());
+        assertEquals(2, gate.queued());
+      });
+      got.get(0).result().release();
+      got.get(0).result().release(); // idempotent
+      ctx.verify(() -> {
+        assertTrue(got.get(2).succeeded(), "the first waiter got the slot");
+        assertTrue(!got.get(3).isComplete());
+        assertEquals(2, gate.running());
+        assertEquals(1, gate.queued());
+      });
+      got.get(1).result().release();
+      got.get(2).result().release();
+      got.get(3).result().release();
+      ctx.verify(() -> {
+        assertEquals(0, gate.running());
+        assertEquals(0, gate.queued());
+      });
+      ctx.completeNow();
+    });
+  }
+
+  @Test
+  void aWaiterTimesOutOrLeavesWithItsClient(Vertx vertx, VertxTestContext ctx) {
+    vertx.runOnContext(v -> {
+      AdmissionGate gate = new AdmissionGate(vertx, 1, 5, 200, 1);
+      AdmissionGate.Permit held = gate.acquire(new Cancellation()).result();
+      Cancellation leaving = new Cancellation();
+      Future<AdmissionGate.Permit> gone = gate.acquire(leaving);
+      Future<AdmissionGate.Permit> late = gate.acquire(new Cancellation());
+      leaving.cancel();
+      ctx.verify(() -> {
+        assertInstanceOf(ClientGoneException.class, gone.cause());
+        assertEquals(1, gate.queued());
+      });
+      late.onComplete(ar -> ctx.verify(() -> {
+        RateLimited r = assertInstanceOf(RateLimited.class, ar.cause());
+        assertEquals("queue_timeout", r.reason());
+        assertEquals(0, gate.queued());
+        held.release();
+        assertEquals(0, gate.running());
+        ctx.completeNow();
+      }));
+    });
+  }
+
+  @Test
+  void noLimitMeansNoQueue(Vertx vertx, VertxTestContext ctx) {
+    vertx.runOnContext(v -> {
+      AdmissionGate gate = new AdmissionGate(vertx, 0, 0, 100, 1);
+      List<AdmissionGate.Permit> permits = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        permits.add(gate.acquire(new Cancellation()).result());
+      }
+      ctx.verify(() -> assertEquals(100, gate.running()));
+      permits.forEach(AdmissionGate.Permit::release);
+      ctx.verify(() -> assertEquals(0, gate.running()));
+      ctx.completeNow();
+    });
+  }
+}
