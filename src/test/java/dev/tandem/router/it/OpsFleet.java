@@ -1,5 +1,7 @@
 package dev.tandem.router.it;
 
+import java.util.concurrent.TimeUnit;
+import dev.tandem.testing.TinyModel;
 import static dev.tandem.config.RouterConfig.ENDPOINT_PORTS;
 import static dev.tandem.config.RouterConfig.ENGINE_JVM_OPTS;
 import static dev.tandem.config.RouterConfig.HEALTH_FAILURES;
@@ -44,7 +46,7 @@ final class OpsFleet implements AutoCloseable {
   private final String supervisor;
 
   OpsFleet(Path dir, int engines, UnaryOperator<RouterConfig> settings) throws Exception {
-    Path model = TandemFleet.tinyModel(dir);
+    Path model = TinyModel.shared();
     int[] ports = FreePorts.of(engines + 1);
     List<Integer> enginePorts = new java.util.ArrayList<>();
     for (int i = 0; i < engines; i++) {
@@ -57,7 +59,7 @@ final class OpsFleet implements AutoCloseable {
         .set(HEALTH_INTERVAL, Duration.ofSeconds(1)).set(HEALTH_TIMEOUT, Duration.ofSeconds(2))
         .set(HEALTH_FAILURES, 5).set(STOP_GRACE, Duration.ofSeconds(5))
         .set(LOAD_REPORT_INTERVAL, Duration.ofMillis(250)));
-    supervisor = TandemFleet.await(vertx.deployVerticle(new SupervisorVerticle(config)), 150);
+    supervisor = await(vertx.deployVerticle(new SupervisorVerticle(config)), 150);
   }
 
   int port() {
@@ -142,9 +144,14 @@ final class OpsFleet implements AutoCloseable {
   @Override
   public void close() throws Exception {
     try {
-      TandemFleet.await(vertx.undeploy(supervisor), 60);
+      await(vertx.undeploy(supervisor), 60);
     } finally {
-      TandemFleet.await(vertx.close(), 30);
+      await(vertx.close(), 30);
     }
+  }
+
+  /** Blocks the test thread on {@code future}: this fixture serves blocking process tests. */
+  private static <T> T await(io.vertx.core.Future<T> future, int seconds) throws Exception {
+    return future.toCompletionStage().toCompletableFuture().get(seconds, TimeUnit.SECONDS);
   }
 }
