@@ -4,6 +4,7 @@ import static dev.tandem.engine.sched.EngineTestSupport.engine;
 import static dev.tandem.engine.sched.EngineTestSupport.greedy;
 import static dev.tandem.engine.sched.EngineTestSupport.options;
 import static dev.tandem.engine.sched.EngineTestSupport.prompt;
+import static dev.tandem.engine.sched.EngineTestSupport.unstarted;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -52,14 +53,16 @@ class EngineSchedulingTest {
 
   @Test
   void preemptionByRecomputeKeepsOutputsExact() throws Exception {
-    // 12 pages = 192 tokens for 6 requests that each grow to 60 tokens: someone must be preempted
-    try (Engine e = engine(options(6, 12, 32, false))) {
+    // 12 pages = 192 tokens for 6 requests that each grow to 60 tokens: someone must be preempted.
+    // All six are queued before the loop starts, so that none can finish before the last arrives.
+    try (Engine e = unstarted(options(6, 12, 32, false))) {
       List<Collector> cs = new ArrayList<>();
       for (int i = 0; i < 6; i++) {
         Collector c = new Collector();
         e.submit(greedy("p" + i, prompt(i, 20), 40), c);
         cs.add(c);
       }
+      e.start();
       for (int i = 0; i < 6; i++) {
         assertArrayEquals(ChainedHashModel.reference(prompt(i, 20), 40), cs.get(i).await().tokens(0));
       }

@@ -12,9 +12,14 @@ final class EngineTestSupport {
   }
 
   static Engine engine(EngineOptions options) {
-    Engine e = new Engine(new ChainedHashModel(4096), new ByteTokenizer(), options);
+    Engine e = unstarted(options);
     e.start();
     return e;
+  }
+
+  /** An engine whose loop has not started: requests submitted now are all queued at its first step. */
+  static Engine unstarted(EngineOptions options) {
+    return new Engine(new ChainedHashModel(4096), new ByteTokenizer(), options);
   }
 
   static GenerationRequest greedy(String id, int[] prompt, int maxTokens) {
