@@ -127,7 +127,8 @@ public final class RouterVerticle extends VerticleBase {
     client = new EngineClient(vertx, (int) options.get(CONNECT_TIMEOUT).toMillis(),
         options.get(MAX_CONNECTIONS_PER_ENGINE));
     Dispatcher dispatcher = Dispatchers.create(options, registry, client, metrics);
-    CompletionService service = new CompletionService(vertx, options, model, tokenizer, dispatcher, metrics);
+    CompletionService service = new CompletionService(vertx, options, model, tokenizer, dispatcher,
+        metrics, registry::statuses);
     ChatService chatService = new ChatService(vertx, service, tokenizer, chat);
     fleet = new FleetSubscription(vertx, registry);
     bus = BusCompletionsEndpoint.completions(vertx, service, metrics);
