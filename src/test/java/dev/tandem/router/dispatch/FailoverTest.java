@@ -6,9 +6,7 @@ import static dev.tandem.config.RouterOptions.MAX_FAILOVERS;
 import static dev.tandem.config.RouterOptions.ROUTER_MODE;
 import static dev.tandem.router.testing.FaultInjectingFakeEngine.Behavior.Kind.DROP_AFTER;
 import static dev.tandem.router.testing.FaultInjectingFakeEngine.Behavior.Kind.PREEMPT_AFTER;
-import static dev.tandem.router.testing.RouterHarness.await;
 import static dev.tandem.router.testing.RouterHarness.status;
-import static dev.tandem.router.testing.RouterHarness.waitUntil;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -30,6 +28,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -60,31 +59,42 @@ class FailoverTest {
   RouterHarness h;
 
   @BeforeEach
-  void setUp(Vertx vertx) {
+  void setUp(Vertx vertx, VertxTestContext ctx) {
     this.vertx = vertx;
-    e0 = await(new FaultInjectingFakeEngine(vertx).start());
-    e1 = await(new FaultInjectingFakeEngine(vertx).start());
-    e2 = await(new FaultInjectingFakeEngine(vertx).start());
+    e0 = new FaultInjectingFakeEngine(vertx);
+    e1 = new FaultInjectingFakeEngine(vertx);
+    e2 = new FaultInjectingFakeEngine(vertx);
+    Future.all(e0.start(), e1.start(), e2.start()).onComplete(ctx.succeedingThenComplete());
   }
 
   /** Engines 1 and 2 decode (round-robin: both serve whole requests; disagg: engine 0 prefills). */
-  void router(RouterMode mode, UnaryOperator<RouterOptions> more) {
-    h = RouterHarness.start(vertx, more.apply(new RouterOptions().set(ROUTER_MODE, mode)
-        .set(FIRST_CHUNK_TIMEOUT, Duration.ofMillis(800))
-        .set(CHUNK_IDLE_TIMEOUT, Duration.ofMillis(800))), MODEL, null);
-    if (mode == RouterMode.DISAGG) {
-      h.announce(status(0, e0.url(), EngineRole.PREFILL, EngineState.READY, 0));
-    }
-    h.announce(status(1, e1.url(), EngineRole.DECODE, EngineState.READY, 0),
-        status(2, e2.url(), EngineRole.DECODE, EngineState.READY, 0));
+  Future<Void> router(RouterMode mode, UnaryOperator<RouterOptions> more) {
+    return RouterHarness.start(vertx, more.apply(new RouterOptions().set(ROUTER_MODE, mode)
+            .set(FIRST_CHUNK_TIMEOUT, Duration.ofMillis(800))
+            .set(CHUNK_IDLE_TIMEOUT, Duration.ofMillis(800))), MODEL, null)
+        .compose(router -> {
+          h = router;
+          return mode == RouterMode.DISAGG
+              ? h.announce(status(0, e0.url(), EngineRole.PREFILL, EngineState.READY, 0))
+              : Future.<Void>succeededFuture();
+        })
+        .compose(v -> h.announce(status(1, e1.url(), EngineRole.DECODE, EngineState.READY, 0),
+            status(2, e2.url(), EngineRole.DECODE, EngineState.READY, 0)));
   }
 
   @AfterEach
-  void nothingLeftBehind() {
-    waitUntil(() -> h.adminEngines().getInteger("inFlightTotal") == 0, 2_000, "in-flight at 0");
-    waitUntil(() -> e1.running() + e2.running() == 0, 2_000, "engines idle");
-    waitUntil(() -> e1.parked().isEmpty() && e2.parked().isEmpty(), 2_000, "no reservation left");
-    h.close();
+  void nothingLeftBehind(VertxTestContext ctx) {
+    if (h == null) {
+      ctx.completeNow();
+      return;
+    }
+    h.until("in-flight at 0", 2_000,
+            () -> h.adminEngines().map(view -> view.getInteger("inFlightTotal") == 0))
+        .compose(v -> h.untilTrue("engines idle", 2_000, () -> e1.running() + e2.running() == 0))
+        .compose(v -> h.untilTrue("no reservation left", 2_000,
+            () -> e1.parked().isEmpty() && e2.parked().isEmpty()))
+        .eventually(h::close)
+        .onComplete(ctx.succeedingThenComplete());
   }
 
   static JsonObject request(int maxTokens, boolean stream) {
@@ -108,117 +118,172 @@ class FailoverTest {
     assertTrue(events.stream().noneMatch(e -> e.contains("\"error\"")), events.toString());
   }
 
-  double metric(String name) {
-    Map<String, Double> samples = PrometheusSamples.parse(h.get("/metrics").body().toString());
+  /** The router's /metrics samples (a missing one reads 0 through {@link #metric}). */
+  Future<Map<String, Double>> metrics() {
+    return h.metrics().map(PrometheusSamples::parse);
+  }
+
+  static double metric(Map<String, Double> samples, String name) {
     return samples.getOrDefault(name, 0.0);
   }
 
   @Test
-  void aGreedyStreamContinuesOnAnotherEngineFromTheDeliveredTokens() {
-    router(RouterMode.ROUND_ROBIN, o -> o);
+  void aGreedyStreamContinuesOnAnotherEngineFromTheDeliveredTokens(VertxTestContext ctx) {
     e1.chunkTokenIds(true).script(FaultInjectingFakeEngine.GENERATION, Behavior.after(DROP_AFTER, 3));
     e2.chunkTokenIds(true);
-    Answer a = h.post("/v1/completions", request(8, true));
-    assertWholeStream(a);
-    assertEquals(expected(8), a.streamedText(0), "token for token the undisturbed answer");
-    JsonObject resumed = e2.received("/v1/completions").get(0).body();
-    assertEquals(PROMPT.length + 3, resumed.getJsonArray("prompt").size(),
-        "prompt + the 3 delivered tokens");
-    assertEquals(5, resumed.getInteger("max_tokens"), "the remaining budget");
-    assertEquals(1.0, metric("tandem_router_failovers_total"));
-    assertEquals(1.0, metric("tandem_router_resume_attempts_total{how=\"continue\"}"));
+    router(RouterMode.ROUND_ROBIN, o -> o)
+        .compose(v -> h.post("/v1/completions", request(8, true)))
+        .compose(a -> {
+          ctx.verify(() -> {
+            assertWholeStream(a);
+            assertEquals(expected(8), a.streamedText(0), "token for token the undisturbed answer");
+            JsonObject resumed = e2.received("/v1/completions").get(0).body();
+            assertEquals(PROMPT.length + 3, resumed.getJsonArray("prompt").size(),
+                "prompt + the 3 delivered tokens");
+            assertEquals(5, resumed.getInteger("max_tokens"), "the remaining budget");
+          });
+          return metrics();
+        })
+        .onComplete(ctx.succeeding(m -> ctx.verify(() -> {
+          assertEquals(1.0, metric(m, "tandem_router_failovers_total"));
+          assertEquals(1.0, metric(m, "tandem_router_resume_attempts_total{how=\"continue\"}"));
+          ctx.completeNow();
+        })));
   }
 
   @Test
-  void withoutTokenIdsTheAnswerIsReplayedAndCheckedByItsText() {
-    router(RouterMode.ROUND_ROBIN, o -> o);
+  void withoutTokenIdsTheAnswerIsReplayedAndCheckedByItsText(VertxTestContext ctx) {
     e1.script(FaultInjectingFakeEngine.GENERATION, Behavior.after(DROP_AFTER, 3));
-    Answer a = h.post("/v1/completions", request(8, true));
-    assertWholeStream(a);
-    assertEquals(expected(8), a.streamedText(0));
-    assertEquals(PROMPT.length, e2.received("/v1/completions").get(0).body()
-        .getJsonArray("prompt").size(), "a replay of the original request");
-    assertEquals(1.0, metric("tandem_router_replay_checks_total{result=\"match\"}"));
+    router(RouterMode.ROUND_ROBIN, o -> o)
+        .compose(v -> h.post("/v1/completions", request(8, true)))
+        .compose(a -> {
+          ctx.verify(() -> {
+            assertWholeStream(a);
+            assertEquals(expected(8), a.streamedText(0));
+            assertEquals(PROMPT.length, e2.received("/v1/completions").get(0).body()
+                .getJsonArray("prompt").size(), "a replay of the original request");
+          });
+          return metrics();
+        })
+        .onComplete(ctx.succeeding(m -> ctx.verify(() -> {
+          assertEquals(1.0, metric(m, "tandem_router_replay_checks_total{result=\"match\"}"));
+          ctx.completeNow();
+        })));
   }
 
   @Test
-  void seededSamplingReplaysAndIsCheckedTokenByToken() {
-    router(RouterMode.ROUND_ROBIN, o -> o);
+  void seededSamplingReplaysAndIsCheckedTokenByToken(VertxTestContext ctx) {
     e1.chunkTokenIds(true).script(FaultInjectingFakeEngine.GENERATION, Behavior.after(DROP_AFTER, 2));
     e2.chunkTokenIds(true);
-    Answer a = h.post("/v1/completions", request(6, true).put("temperature", 0.8)
-        .put("seed", 42).put("n", 2));
-    assertWholeStream(a);
-    for (int i = 0; i < 2; i++) {
-      assertEquals(FaultInjectingFakeEngine.expectedSeededText(42, i, 6), a.streamedText(i));
-    }
-    assertEquals(2.0, metric("tandem_router_replay_checks_total{result=\"match\"}"));
+    router(RouterMode.ROUND_ROBIN, o -> o)
+        .compose(v -> h.post("/v1/completions", request(6, true).put("temperature", 0.8)
+            .put("seed", 42).put("n", 2)))
+        .compose(a -> {
+          ctx.verify(() -> {
+            assertWholeStream(a);
+            for (int i = 0; i < 2; i++) {
+              assertEquals(FaultInjectingFakeEngine.expectedSeededText(42, i, 6), a.streamedText(i));
+            }
+          });
+          return metrics();
+        })
+        .onComplete(ctx.succeeding(m -> ctx.verify(() -> {
+          assertEquals(2.0, metric(m, "tandem_router_replay_checks_total{result=\"match\"}"));
+          ctx.completeNow();
+        })));
   }
 
   @Test
-  void aReplayThatDiffersEndsTheStreamWithAnErrorNeverWithWrongText() {
-    router(RouterMode.ROUND_ROBIN, o -> o);
+  void aReplayThatDiffersEndsTheStreamWithAnErrorNeverWithWrongText(VertxTestContext ctx) {
     e1.script(FaultInjectingFakeEngine.GENERATION, Behavior.after(DROP_AFTER, 3));
     e2.tokenShift(1); // not the same "model": its replay cannot reproduce engine 1's text
-    Answer a = h.post("/v1/completions", request(8, true));
-    List<String> events = a.events();
-    JsonObject error = new JsonObject(events.get(events.size() - 1)).getJsonObject("error");
-    assertEquals("replay_mismatch", error.getString("code"), events.toString());
-    assertFalse(events.contains("[DONE]"));
-    assertEquals(expected(3), a.streamedText(0), "only what engine 1 delivered, nothing of e2's");
-    assertEquals(1.0, metric("tandem_router_replay_checks_total{result=\"mismatch\"}"));
+    router(RouterMode.ROUND_ROBIN, o -> o)
+        .compose(v -> h.post("/v1/completions", request(8, true)))
+        .compose(a -> {
+          ctx.verify(() -> {
+            List<String> events = a.events();
+            JsonObject error = new JsonObject(events.get(events.size() - 1)).getJsonObject("error");
+            assertEquals("replay_mismatch", error.getString("code"), events.toString());
+            assertFalse(events.contains("[DONE]"));
+            assertEquals(expected(3), a.streamedText(0), "only what engine 1 delivered, nothing of e2's");
+          });
+          return metrics();
+        })
+        .onComplete(ctx.succeeding(m -> ctx.verify(() -> {
+          assertEquals(1.0, metric(m, "tandem_router_replay_checks_total{result=\"mismatch\"}"));
+          ctx.completeNow();
+        })));
   }
 
   @Test
-  void aPreemptedSampledReplayIsCheckedToo() {
-    router(RouterMode.ROUND_ROBIN, o -> o);
+  void aPreemptedSampledReplayIsCheckedToo(VertxTestContext ctx) {
     e1.chunkTokenIds(true).script(FaultInjectingFakeEngine.GENERATION, Behavior.after(PREEMPT_AFTER, 2));
     e2.chunkTokenIds(true).tokenShift(3);
-    Answer a = h.post("/v1/completions", request(6, false).put("temperature", 0.8).put("seed", 7));
-    assertEquals(502, a.status(), a.body().toString());
-    assertEquals("replay_mismatch", a.json().getJsonObject("error").getString("code"));
-    assertTrue(a.json().getJsonObject("error").getString("message").contains("token 0"),
-        "checked token by token: " + a.body());
+    router(RouterMode.ROUND_ROBIN, o -> o)
+        .compose(v -> h.post("/v1/completions", request(6, false).put("temperature", 0.8).put("seed", 7)))
+        .onComplete(ctx.succeeding(a -> ctx.verify(() -> {
+          assertEquals(502, a.status(), a.body().toString());
+          assertEquals("replay_mismatch", a.json().getJsonObject("error").getString("code"));
+          assertTrue(a.json().getJsonObject("error").getString("message").contains("token 0"),
+              "checked token by token: " + a.body());
+          ctx.completeNow();
+        })));
   }
 
   @Test
-  void failoversAreBoundedPerChoice() {
-    router(RouterMode.ROUND_ROBIN, o -> o.set(MAX_FAILOVERS, 1));
+  void failoversAreBoundedPerChoice(VertxTestContext ctx) {
     e1.chunkTokenIds(true).script(FaultInjectingFakeEngine.GENERATION, Behavior.after(DROP_AFTER, 2));
     e2.chunkTokenIds(true).script(FaultInjectingFakeEngine.GENERATION, Behavior.after(DROP_AFTER, 2));
-    Answer a = h.post("/v1/completions", request(8, true));
-    List<String> events = a.events();
-    JsonObject error = new JsonObject(events.get(events.size() - 1)).getJsonObject("error");
-    assertEquals("engine_stream_broken", error.getString("code"), events.toString());
-    assertEquals(expected(4), a.streamedText(0), "2 tokens from each engine, each exactly once");
-    assertEquals(1.0, metric("tandem_router_failovers_total"));
+    router(RouterMode.ROUND_ROBIN, o -> o.set(MAX_FAILOVERS, 1))
+        .compose(v -> h.post("/v1/completions", request(8, true)))
+        .compose(a -> {
+          ctx.verify(() -> {
+            List<String> events = a.events();
+            JsonObject error = new JsonObject(events.get(events.size() - 1)).getJsonObject("error");
+            assertEquals("engine_stream_broken", error.getString("code"), events.toString());
+            assertEquals(expected(4), a.streamedText(0), "2 tokens from each engine, each exactly once");
+          });
+          return metrics();
+        })
+        .onComplete(ctx.succeeding(m -> ctx.verify(() -> {
+          assertEquals(1.0, metric(m, "tandem_router_failovers_total"));
+          ctx.completeNow();
+        })));
   }
 
   @Test
-  void aDisaggregatedStreamFailsOverWithAFreshPrepRecvOnTheOtherDecodeEngine() {
-    router(RouterMode.DISAGG, o -> o);
+  void aDisaggregatedStreamFailsOverWithAFreshPrepRecvOnTheOtherDecodeEngine(VertxTestContext ctx) {
     e1.chunkTokenIds(true).script(FaultInjectingFakeEngine.GENERATION, Behavior.after(DROP_AFTER, 3));
     e2.chunkTokenIds(true);
-    Answer a = h.post("/v1/completions", request(8, true));
-    assertWholeStream(a);
-    assertEquals(expected(8), a.streamedText(0));
-    JsonObject prep = e2.received("/microserving/prep_recv").get(0).body();
-    assertEquals(PROMPT.length + 3, prep.getJsonArray("prompt").size());
-    assertEquals(PROMPT.length + 2, prep.getInteger("end"), "the window of the longer prompt");
-    assertEquals(2, e0.received("/microserving/remote_send").size(), "P sent KV for both attempts");
-    assertEquals(1, e2.received("/microserving/start_generate").size());
+    router(RouterMode.DISAGG, o -> o)
+        .compose(v -> h.post("/v1/completions", request(8, true)))
+        .onComplete(ctx.succeeding(a -> ctx.verify(() -> {
+          assertWholeStream(a);
+          assertEquals(expected(8), a.streamedText(0));
+          JsonObject prep = e2.received("/microserving/prep_recv").get(0).body();
+          assertEquals(PROMPT.length + 3, prep.getJsonArray("prompt").size());
+          assertEquals(PROMPT.length + 2, prep.getInteger("end"), "the window of the longer prompt");
+          assertEquals(2, e0.received("/microserving/remote_send").size(), "P sent KV for both attempts");
+          assertEquals(1, e2.received("/microserving/start_generate").size());
+          ctx.completeNow();
+        })));
   }
 
   @Test
-  void aRequestWaitsForARestartingEngineInsteadOfFailing() {
-    router(RouterMode.ROUND_ROBIN, o -> o);
-    h.announce(status(1, e1.url(), EngineRole.DECODE, EngineState.RESTARTING, 1),
-        status(2, e2.url(), EngineRole.DECODE, EngineState.STOPPED, 0));
-    Future<Answer> waiting = h.postAsync("/v1/completions", request(3, false).encode());
-    vertx.setTimer(300, t -> h.publish(status(1, e1.url(), EngineRole.DECODE, EngineState.READY, 1)));
-    Answer a = await(waiting);
-    assertEquals(200, a.status(), a.body().toString());
-    assertEquals(expected(3), a.json().getJsonArray("choices").getJsonObject(0).getString("text"));
-    assertNull(a.json().getValue("error"));
+  void aRequestWaitsForARestartingEngineInsteadOfFailing(VertxTestContext ctx) {
+    router(RouterMode.ROUND_ROBIN, o -> o)
+        .compose(v -> h.announce(status(1, e1.url(), EngineRole.DECODE, EngineState.RESTARTING, 1),
+            status(2, e2.url(), EngineRole.DECODE, EngineState.STOPPED, 0)))
+        .compose(v -> {
+          Future<Answer> waiting = h.post("/v1/completions", request(3, false));
+          vertx.setTimer(300, t -> h.publish(status(1, e1.url(), EngineRole.DECODE, EngineState.READY, 1)));
+          return waiting;
+        })
+        .onComplete(ctx.succeeding(a -> ctx.verify(() -> {
+          assertEquals(200, a.status(), a.body().toString());
+          assertEquals(expected(3), a.json().getJsonArray("choices").getJsonObject(0).getString("text"));
+          assertNull(a.json().getValue("error"));
+          ctx.completeNow();
+        })));
   }
 }

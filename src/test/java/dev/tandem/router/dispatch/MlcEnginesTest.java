@@ -7,8 +7,6 @@ import static dev.tandem.config.RouterOptions.PREP_RECV_TIMEOUT;
 import static dev.tandem.config.RouterOptions.REMOTE_SEND_TIMEOUT;
 import static dev.tandem.config.RouterOptions.ROUTER_MODE;
 import static dev.tandem.config.RouterOptions.START_GENERATE_TIMEOUT;
-import static dev.tandem.router.testing.RouterHarness.await;
-import static dev.tandem.router.testing.RouterHarness.waitUntil;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,14 +21,15 @@ import dev.tandem.router.testing.FakeMlcEngine;
 import dev.tandem.router.testing.FakeMlcEngine.Fault;
 import dev.tandem.router.testing.RouterHarness;
 import dev.tandem.router.testing.RouterHarness.Answer;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -58,11 +57,12 @@ class MlcEnginesTest {
   RouterHarness h;
 
   @BeforeEach
-  void setUp(Vertx vertx) {
+  void setUp(Vertx vertx, VertxTestContext ctx) {
     this.vertx = vertx;
-    p = await(new FakeMlcEngine(vertx).start());
-    d1 = await(new FakeMlcEngine(vertx).start());
-    d2 = await(new FakeMlcEngine(vertx).start());
+    p = new FakeMlcEngine(vertx);
+    d1 = new FakeMlcEngine(vertx);
+    d2 = new FakeMlcEngine(vertx);
+    Future.all(p.start(), d1.start(), d2.start()).onComplete(ctx.succeedingThenComplete());
   }
 
   static EngineStatus mlc(int id, FakeMlcEngine e, EngineRole role) {
@@ -70,31 +70,48 @@ class MlcEnginesTest {
         EngineStatus.MLC, new EngineStatus.World(0, true));
   }
 
-  void router(RouterMode mode, double factor, FakeMlcEngine... decoders) {
-    h = RouterHarness.start(vertx, new RouterOptions().set(ROUTER_MODE, mode)
-        .set(PD_BALANCE_FACTOR, factor).set(PREP_RECV_TIMEOUT, Duration.ofMillis(800))
-        .set(REMOTE_SEND_TIMEOUT, Duration.ofMillis(800)).set(FIRST_CHUNK_TIMEOUT, Duration.ofMillis(800))
-        .set(START_GENERATE_TIMEOUT, Duration.ofMillis(800))
-        .set(CHUNK_IDLE_TIMEOUT, Duration.ofMillis(800)), MODEL, null);
-    h.announce(mlc(0, p, mode == RouterMode.DISAGG ? EngineRole.PREFILL : EngineRole.BOTH));
-    for (int i = 0; i < decoders.length; i++) {
-      h.announce(mlc(i + 1, decoders[i], mode == RouterMode.DISAGG ? EngineRole.DECODE : EngineRole.BOTH));
-    }
+  Future<Void> router(RouterMode mode, double factor, FakeMlcEngine... decoders) {
+    return RouterHarness.start(vertx, new RouterOptions().set(ROUTER_MODE, mode)
+            .set(PD_BALANCE_FACTOR, factor).set(PREP_RECV_TIMEOUT, Duration.ofMillis(800))
+            .set(REMOTE_SEND_TIMEOUT, Duration.ofMillis(800)).set(FIRST_CHUNK_TIMEOUT, Duration.ofMillis(800))
+            .set(START_GENERATE_TIMEOUT, Duration.ofMillis(800))
+            .set(CHUNK_IDLE_TIMEOUT, Duration.ofMillis(800)), MODEL, null)
+        .compose(router -> {
+          h = router;
+          List<EngineStatus> engines = new ArrayList<>();
+          engines.add(mlc(0, p, mode == RouterMode.DISAGG ? EngineRole.PREFILL : EngineRole.BOTH));
+          for (int i = 0; i < decoders.length; i++) {
+            engines.add(mlc(i + 1, decoders[i],
+                mode == RouterMode.DISAGG ? EngineRole.DECODE : EngineRole.BOTH));
+          }
+          return h.announce(engines.toArray(EngineStatus[]::new));
+        });
   }
 
   /** After each test: nothing parked, no page held, no loop killed, no release call sent. */
   @AfterEach
-  void zeroParkedZeroLeakedNoFatalWindow() {
-    for (FakeMlcEngine e : List.of(p, d1, d2)) {
-      waitUntil(() -> e.parked().isEmpty() && e.usedPages() == 0, 3_000,
-          "no parked request and no used page on " + e.url() + ": " + e.parked().keySet()
-              + ", pages " + e.usedPages());
-      assertEquals(List.of(), e.fatal(), "no window that kills MLC's loop");
-      assertTrue(e.received("/microserving/release").isEmpty(), "MLC has no release endpoint");
+  void zeroParkedZeroLeakedNoFatalWindow(VertxTestContext ctx) {
+    if (h == null) {
+      ctx.completeNow();
+      return;
     }
-    waitUntil(() -> h.adminEngines().getInteger("inFlightTotal") == 0
-        && h.adminEngines().getInteger("reservationsOpen") == 0, 2_000, "router counters at 0");
-    h.close();
+    Future<Void> chain = Future.succeededFuture();
+    for (FakeMlcEngine e : List.of(p, d1, d2)) {
+      chain = chain
+          .compose(v -> h.until("no parked request and no used page on " + e.url(), 3_000,
+              () -> e.parked().isEmpty() && e.usedPages() == 0 ? Future.succeededFuture(true)
+                  : Future.failedFuture(new AssertionError("parked " + e.parked().keySet()
+                      + ", pages " + e.usedPages()))))
+          .map(v -> {
+            assertEquals(List.of(), e.fatal(), "no window that kills MLC's loop on " + e.url());
+            assertTrue(e.received("/microserving/release").isEmpty(), "MLC has no release endpoint");
+            return null;
+          });
+    }
+    chain.compose(v -> h.until("router counters at 0", 2_000, () -> h.adminEngines()
+            .map(view -> view.getInteger("inFlightTotal") == 0 && view.getInteger("reservationsOpen") == 0)))
+        .eventually(h::close)
+        .onComplete(ctx.succeedingThenComplete());
   }
 
   static JsonObject request(int maxTokens, boolean stream) {
@@ -116,128 +133,164 @@ class MlcEnginesTest {
   }
 
   @Test
-  void theHappyPathInMlcsCallOrder() {
-    router(RouterMode.DISAGG, 0.0, d1);
-    assertEquals(expected(6), text(h.post("/v1/completions", request(6, false))));
-    assertEquals(1, d1.received("/microserving/prep_recv").size());
-    assertEquals(1, p.received("/microserving/remote_send").size());
-    assertEquals(1, d1.received("/microserving/start_generate").size());
+  void theHappyPathInMlcsCallOrder(VertxTestContext ctx) {
+    router(RouterMode.DISAGG, 0.0, d1)
+        .compose(v -> h.post("/v1/completions", request(6, false)))
+        .onComplete(ctx.succeeding(a -> ctx.verify(() -> {
+          assertEquals(expected(6), text(a));
+          assertEquals(1, d1.received("/microserving/prep_recv").size());
+          assertEquals(1, p.received("/microserving/remote_send").size());
+          assertEquals(1, d1.received("/microserving/start_generate").size());
+          ctx.completeNow();
+        })));
   }
 
   @Test
-  void aClientGoneAfterPrepRecvLeavesNothingParked() {
-    router(RouterMode.DISAGG, 0.0, d1);
+  void aClientGoneAfterPrepRecvLeavesNothingParked(VertxTestContext ctx) {
     p.callDelayMs(2_000); // remote_send is slow: the client leaves while it runs
-    RequestOptions ro = new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1")
-        .setPort(h.port()).setURI("/v1/completions");
-    h.onContext(() -> h.http.request(ro).compose(req -> {
-      req.send(request(6, true).encode());
-      vertx.setTimer(300, t -> req.connection().close());
-      return io.vertx.core.Future.succeededFuture();
-    }));
-    waitUntil(() -> !d1.received("/microserving/start_generate").isEmpty(), 3_000,
-        "the release: start_generate of the parked request");
-    JsonObject release = d1.received("/microserving/start_generate").get(0).body();
-    assertEquals(1, release.getInteger("max_tokens"));
-    assertEquals(d1.received("/microserving/prep_recv").get(0).body().getString("user"),
-        release.getString("user"));
+    router(RouterMode.DISAGG, 0.0, d1)
+        .compose(v -> h.postAndLeaveAfter("/v1/completions", request(6, true), 300))
+        .compose(v -> h.untilTrue("the release: start_generate of the parked request", 3_000,
+            () -> !d1.received("/microserving/start_generate").isEmpty()))
+        .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+          JsonObject release = d1.received("/microserving/start_generate").get(0).body();
+          assertEquals(1, release.getInteger("max_tokens"));
+          assertEquals(d1.received("/microserving/prep_recv").get(0).body().getString("user"),
+              release.getString("user"));
+          ctx.completeNow();
+        })));
   }
 
   @Test
-  void aFailingRemoteSendFreesDAndDPrefillsAlone() {
-    router(RouterMode.DISAGG, 0.0, d1);
+  void aFailingRemoteSendFreesDAndDPrefillsAlone(VertxTestContext ctx) {
     p.script("/microserving/remote_send", Fault.FAIL_500, 0);
-    assertEquals(expected(6), text(h.post("/v1/completions", request(6, false))));
-    assertEquals(1, d1.received("/microserving/start_generate").size(), "only the release");
-    assertEquals(1, d1.received("/v1/completions").size(), "then D served it whole");
+    router(RouterMode.DISAGG, 0.0, d1)
+        .compose(v -> h.post("/v1/completions", request(6, false)))
+        .onComplete(ctx.succeeding(a -> ctx.verify(() -> {
+          assertEquals(expected(6), text(a));
+          assertEquals(1, d1.received("/microserving/start_generate").size(), "only the release");
+          assertEquals(1, d1.received("/v1/completions").size(), "then D served it whole");
+          ctx.completeNow();
+        })));
   }
 
   @Test
-  void aPrefillEngineDyingBetweenTheCallsFreesD() {
-    router(RouterMode.DISAGG, 0.0, d1);
+  void aPrefillEngineDyingBetweenTheCallsFreesD(VertxTestContext ctx) {
     d1.afterPrepRecv(() -> p.stop());
-    assertEquals(expected(6), text(h.post("/v1/completions", request(6, false))));
-    assertEquals(1, d1.received("/microserving/start_generate").size(), "the release");
-    assertEquals(1, d1.received("/v1/completions").size());
+    router(RouterMode.DISAGG, 0.0, d1)
+        .compose(v -> h.post("/v1/completions", request(6, false)))
+        .onComplete(ctx.succeeding(a -> ctx.verify(() -> {
+          assertEquals(expected(6), text(a));
+          assertEquals(1, d1.received("/microserving/start_generate").size(), "the release");
+          assertEquals(1, d1.received("/v1/completions").size());
+          ctx.completeNow();
+        })));
   }
 
   @Test
-  void aFailingStartGenerateLeavesNoPagesAndTheStreamFailsOver() {
-    router(RouterMode.DISAGG, 0.0, d1, d2);
+  void aFailingStartGenerateLeavesNoPagesAndTheStreamFailsOver(VertxTestContext ctx) {
     d1.script("/microserving/start_generate", Fault.DROP_AFTER, 2);
-    Answer a = h.post("/v1/completions", request(6, true));
-    assertEquals("[DONE]", a.events().get(a.events().size() - 1), a.events().toString());
-    assertEquals(expected(6), a.streamedText(0));
-    assertTrue(a.events().stream().noneMatch(e -> e.contains("\"error\"")));
-    // MLC names no token ids: the failover replays on d2 and checks it against the text sent
-    assertEquals(PROMPT.length, d2.received("/microserving/prep_recv").get(0).body()
-        .getJsonArray("prompt").size());
+    router(RouterMode.DISAGG, 0.0, d1, d2)
+        .compose(v -> h.post("/v1/completions", request(6, true)))
+        .onComplete(ctx.succeeding(a -> ctx.verify(() -> {
+          assertEquals("[DONE]", a.events().get(a.events().size() - 1), a.events().toString());
+          assertEquals(expected(6), a.streamedText(0));
+          assertTrue(a.events().stream().noneMatch(e -> e.contains("\"error\"")));
+          // MLC names no token ids: the failover replays on d2 and checks it against the text sent
+          assertEquals(PROMPT.length, d2.received("/microserving/prep_recv").get(0).body()
+              .getJsonArray("prompt").size());
+          ctx.completeNow();
+        })));
   }
 
   @Test
-  void aStartGenerateThatNeverAnswersIsResetAndAborted() {
-    router(RouterMode.DISAGG, 0.0, d1, d2);
+  void aStartGenerateThatNeverAnswersIsResetAndAborted(VertxTestContext ctx) {
     d1.script("/microserving/start_generate", Fault.HANG, 0);
-    assertEquals(expected(4), text(h.post("/v1/completions", request(4, false))));
+    router(RouterMode.DISAGG, 0.0, d1, d2)
+        .compose(v -> h.post("/v1/completions", request(4, false)))
+        .onComplete(ctx.succeeding(a -> ctx.verify(() -> {
+          assertEquals(expected(4), text(a));
+          ctx.completeNow();
+        })));
   }
 
   @Test
-  void noWindowEverReachesAnEngineThatItWouldDieOf() {
+  void noWindowEverReachesAnEngineThatItWouldDieOf(VertxTestContext ctx) {
+    Future<Void> chain = Future.succeededFuture();
     for (double factor : new double[] {0.0, 0.5, 0.99}) {
-      router(RouterMode.DISAGG, factor, d1);
+      chain = chain.compose(v -> router(RouterMode.DISAGG, factor, d1));
       for (int length : new int[] {1, 2, 3, 16, 17}) {
         JsonArray prompt = new JsonArray();
         for (int i = 0; i < length; i++) {
           prompt.add(PROMPT[i % PROMPT.length]);
         }
         for (int matched : new int[] {0, 1, 16}) {
-          d1.prefixMatched(matched);
-          Answer a = h.post("/v1/completions", new JsonObject().put("prompt", prompt)
-              .put("max_tokens", 2).put("temperature", 0));
-          assertEquals(200, a.status(), "length " + length + ", matched " + matched + ": " + a.body());
+          chain = chain.compose(v -> {
+            d1.prefixMatched(matched);
+            return h.post("/v1/completions", new JsonObject().put("prompt", prompt)
+                .put("max_tokens", 2).put("temperature", 0));
+          }).map(a -> {
+            assertEquals(200, a.status(), "factor " + factor + ", length " + length + ", matched "
+                + matched + ": " + a.body());
+            return null;
+          });
         }
       }
-      d1.prefixMatched(0);
-      h.close();
+      chain = chain.compose(v -> {
+        d1.prefixMatched(0);
+        return h.close();
+      });
     }
-    h.close();
-    router(RouterMode.DISAGG, 0.0, d1);
-    int sent = p.received("/microserving/remote_send").size();
-    d1.extraSlots(1); // D names more slots than the window: P must never see that metadata
-    Answer a = h.post("/v1/completions", request(3, false));
-    assertEquals(502, a.status(), a.body().toString());
-    assertTrue(a.json().getJsonObject("error").getString("message").contains("slots"), a.body().toString());
-    assertEquals(sent, p.received("/microserving/remote_send").size());
+    int[] sent = new int[1];
+    chain.compose(v -> router(RouterMode.DISAGG, 0.0, d1))
+        .compose(v -> {
+          sent[0] = p.received("/microserving/remote_send").size();
+          d1.extraSlots(1); // D names more slots than the window: P must never see that metadata
+          return h.post("/v1/completions", request(3, false));
+        })
+        .onComplete(ctx.succeeding(a -> ctx.verify(() -> {
+          assertEquals(502, a.status(), a.body().toString());
+          assertTrue(a.json().getJsonObject("error").getString("message").contains("slots"), a.body().toString());
+          assertEquals(sent[0], p.received("/microserving/remote_send").size());
+          ctx.completeNow();
+        })));
   }
 
   @Test
-  void theFieldsMlcServesReachItUnchangedInBothModes() {
+  void theFieldsMlcServesReachItUnchangedInBothModes(VertxTestContext ctx) {
     JsonObject fields = new JsonObject().put("frequency_penalty", 0.5).put("presence_penalty", -1.0)
         .put("logit_bias", new JsonObject().put("42", 100).put("7", -5.5)).put("top_k", 20);
     JsonObject schema = new JsonObject().put("type", "object");
+    Future<Void> chain = Future.succeededFuture();
     for (RouterMode mode : RouterMode.values()) {
-      router(mode, 0.0, d1);
-      Answer a = h.post("/v1/completions", request(3, false).mergeIn(fields)
-          .put("response_format", new JsonObject().put("type", "json_schema")
-              .put("json_schema", new JsonObject().put("name", "x").put("schema", schema))));
-      assertEquals(200, a.status(), a.body().toString());
-      List<FaultInjectingFakeEngine.Received> calls = new java.util.ArrayList<>();
-      for (FakeMlcEngine e : List.of(p, d1)) {
-        for (String path : List.of("/v1/completions", "/microserving/prep_recv",
-            "/microserving/remote_send", "/microserving/start_generate")) {
-          calls.addAll(e.received(path));
-        }
-      }
-      assertEquals(mode == RouterMode.DISAGG ? 3 : 1, calls.size(), mode + ": " + calls);
-      for (FaultInjectingFakeEngine.Received r : calls) {
-        fields.forEach(f -> assertEquals(f.getValue(), r.body().getValue(f.getKey()), r.path()));
-        assertEquals(new JsonObject().put("type", "json_object").put("schema", schema.encode()),
-            r.body().getJsonObject("response_format"), "MLC's alias key, " + r.path());
-      }
-      h.close();
-      p = await(new FakeMlcEngine(vertx).start());
-      d1 = await(new FakeMlcEngine(vertx).start());
+      chain = chain.compose(v -> router(mode, 0.0, d1))
+          .compose(v -> h.post("/v1/completions", request(3, false).mergeIn(fields)
+              .put("response_format", new JsonObject().put("type", "json_schema")
+                  .put("json_schema", new JsonObject().put("name", "x").put("schema", schema)))))
+          .compose(a -> {
+            assertEquals(200, a.status(), a.body().toString());
+            List<FaultInjectingFakeEngine.Received> calls = new ArrayList<>();
+            for (FakeMlcEngine e : List.of(p, d1)) {
+              for (String path : List.of("/v1/completions", "/microserving/prep_recv",
+                  "/microserving/remote_send", "/microserving/start_generate")) {
+                calls.addAll(e.received(path));
+              }
+            }
+            assertEquals(mode == RouterMode.DISAGG ? 3 : 1, calls.size(), mode + ": " + calls);
+            for (FaultInjectingFakeEngine.Received r : calls) {
+              fields.forEach(f -> assertEquals(f.getValue(), r.body().getValue(f.getKey()), r.path()));
+              assertEquals(new JsonObject().put("type", "json_object").put("schema", schema.encode()),
+                  r.body().getJsonObject("response_format"), "MLC's alias key, " + r.path());
+            }
+            return h.close();
+          })
+          .compose(v -> {
+            p = new FakeMlcEngine(vertx);
+            d1 = new FakeMlcEngine(vertx);
+            return Future.all(p.start(), d1.start()).<Void>mapEmpty();
+          });
     }
-    router(RouterMode.ROUND_ROBIN, 0.0, d1);
+    chain.compose(v -> router(RouterMode.ROUND_ROBIN, 0.0, d1))
+        .onComplete(ctx.succeedingThenComplete());
   }
 }
