@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.testing.FreePorts;
+import dev.tandem.testing.TandemJar;
+import dev.tandem.testing.TinyModel;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -19,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,16 +34,10 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class SeedExamplesIT {
 
-  @TempDir static Path shared;
-  static Path model;
+  final Path model = TinyModel.shared();
   @TempDir Path dir;
   final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   Process router;
-
-  @BeforeAll
-  static void tinyModel() throws Exception {
-    model = TandemFleet.tinyModel(shared);
-  }
 
   @AfterEach
   void stopRouter() throws Exception {
@@ -57,16 +52,11 @@ class SeedExamplesIT {
   /** {@code tandem router MODEL ARGS...}, with this test's logs and small engine heaps. */
   int startRouter(String... args) throws Exception {
     int port = FreePorts.one();
-    List<String> cmd = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-        "-Dai.djl.offline=true", "-jar",
-        Path.of(System.getProperty("tandem.jar", "target/tandem.jar")).toAbsolutePath().toString(),
-        "router", model.toString(), "--router-port", Integer.toString(port),
-        "--log-dir", dir.resolve("logs").toString(), "--engine-jvm-opts=-Xmx256m",
-        "--health-interval", "0.5", "--stop-grace", "3s"));
+    List<String> cmd = TandemJar.command("256m", "router", model.toString(), "--router-port",
+        Integer.toString(port), "--log-dir", dir.resolve("logs").toString(),
+        "--engine-jvm-opts=-Xmx256m", "--health-interval", "0.5", "--stop-grace", "3s");
     cmd.addAll(List.of(args));
-    router = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(dir.resolve("router.out").toFile()).start();
+    router = TandemJar.process(cmd).redirectOutput(dir.resolve("router.out").toFile()).start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
     while (System.nanoTime() < deadline && router.isAlive()) {
       try {

@@ -6,8 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +24,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -29,22 +34,30 @@ import org.junit.jupiter.api.io.TempDir;
  * engine in it. Requests sent all along succeed with the undisturbed answer; afterwards the world
  * is whole again (next epoch, new uid) and the prefill engine ships KV again.
  */
+@ExtendWith(VertxExtension.class)
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
+@io.vertx.junit5.Timeout(value = 150, timeUnit = TimeUnit.SECONDS)
 class WorldReformIT {
 
   @TempDir static Path dir;
   static TandemFleet fleet;
 
   @BeforeAll
-  static void startFleet() throws Exception {
-    fleet = TandemFleet.start(TandemFleet.tinyModel(dir), dir,
-        c -> c.set(FIXED_WORLD, true).set(REFORM_DRAIN, Duration.ofSeconds(5)));
+  static void startFleet(Vertx vertx, VertxTestContext ctx) throws IOException {
+    TandemFleet.start(vertx, dir,
+            c -> c.set(FIXED_WORLD, true).set(REFORM_DRAIN, Duration.ofSeconds(5)))
+        .onComplete(ctx.succeeding(started -> {
+          fleet = started;
+          ctx.completeNow();
+        }));
   }
 
   @AfterAll
-  static void stopFleet() throws Exception {
-    if (fleet != null) {
-      fleet.close();
+  static void stopFleet(VertxTestContext ctx) {
+    if (fleet == null) {
+      ctx.completeNow();
+    } else {
+      fleet.close().onComplete(ctx.succeedingThenComplete());
     }
   }
 
@@ -56,7 +69,7 @@ class WorldReformIT {
     return new JsonObject(r.body()).getJsonArray("choices").getJsonObject(0).getString("text");
   }
 
-  boolean wholeIn(int epoch) throws Exception {
+  boolean wholeIn(int epoch) {
     JsonObject view = fleet.fleetView();
     if (view.getJsonObject("world").getInteger("epoch") != epoch) {
       return false;
