@@ -18,11 +18,12 @@ import java.util.List;
  * @param includeUsage {@code stream_options.include_usage}
  * @param ignoreEos {@code debug_config.ignore_eos}
  * @param debugConfig {@code debug_config} as sent (null when absent)
+ * @param controls penalties, logit bias, top-k and response format ({@link SamplingControls})
  */
 public record CompletionRequest(String model, Prompt prompt, Integer maxTokens, double temperature,
     double topP, Long seed, List<String> stop, int n, Integer logprobs, boolean echo,
     boolean stream, boolean includeUsage, String user, String suffix, boolean ignoreEos,
-    JsonObject debugConfig) {
+    JsonObject debugConfig, SamplingControls controls) {
 
   public static final int MAX_N = SamplingFields.MAX_N;
   public static final int MAX_LOGPROBS = 5;
@@ -74,7 +75,7 @@ public record CompletionRequest(String model, Prompt prompt, Integer maxTokens, 
       boolean echo, String suffix) {
     return new CompletionRequest(model, prompt, s.maxTokens(), s.temperature(), s.topP(), s.seed(),
         s.stop(), s.n(), logprobs, echo, s.stream(), s.includeUsage(), s.user(), suffix,
-        s.ignoreEos(), s.debugConfig());
+        s.ignoreEos(), s.debugConfig(), s.controls());
   }
 
   static Prompt parsePrompt(Object value) {

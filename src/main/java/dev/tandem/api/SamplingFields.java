@@ -8,18 +8,19 @@ import java.util.List;
 /**
  * The generation fields {@code /v1/completions} and {@code /v1/chat/completions} share, parsed and
  * checked in one place: token limit, sampling, stop strings, {@code n}, streaming, the request id
- * ({@code user}) and MLC's {@code debug_config}; the fields this server does not support
- * (non-zero penalties, a logit bias, a response format other than text) are refused here for both.
+ * ({@code user}), MLC's {@code debug_config}, and the {@link SamplingControls} (penalties, logit
+ * bias, top-k, response format).
  *
  * @param maxTokens null = generate until a stop or the context limit
  * @param seed null = the engine picks a random one
  * @param includeUsage {@code stream_options.include_usage}
  * @param ignoreEos {@code debug_config.ignore_eos}
  * @param debugConfig {@code debug_config} as sent (null when absent)
+ * @param controls penalties, logit bias, top-k and response format
  */
 public record SamplingFields(Integer maxTokens, double temperature, double topP, Long seed,
     List<String> stop, int n, boolean stream, boolean includeUsage, String user, boolean ignoreEos,
-    JsonObject debugConfig) {
+    JsonObject debugConfig, SamplingControls controls) {
 
   public static final int MAX_N = 128;
   public static final int MAX_STOP_STRINGS = 16;
@@ -39,20 +40,7 @@ public record SamplingFields(Integer maxTokens, double temperature, double topP,
     if (n != null && (n < 1 || n > MAX_N)) {
       throw ApiError.invalid("n", "\"n\" must be between 1 and " + MAX_N + ", got " + n);
     }
-    rejectUnsupportedPenalty(body, "frequency_penalty");
-    rejectUnsupportedPenalty(body, "presence_penalty");
-    JsonObject logitBias = JsonFields.optObject(body, "logit_bias");
-    if (logitBias != null && !logitBias.isEmpty()) {
-      throw ApiError.invalid("logit_bias", "\"logit_bias\" is not supported by this server");
-    }
-    JsonObject responseFormat = JsonFields.optObject(body, "response_format");
-    if (responseFormat != null) {
-      String type = JsonFields.optString(responseFormat, "type");
-      if (type != null && !type.equals("text")) {
-        throw ApiError.invalid("response_format",
-            "response_format type \"" + type + "\" is not supported by this server (only \"text\")");
-      }
-    }
+    SamplingControls controls = SamplingControls.parse(body);
     boolean stream = Boolean.TRUE.equals(JsonFields.optBoolean(body, "stream"));
     JsonObject streamOptions = JsonFields.optObject(body, "stream_options");
     boolean includeUsage = streamOptions != null
@@ -67,7 +55,7 @@ public record SamplingFields(Integer maxTokens, double temperature, double topP,
         && Boolean.TRUE.equals(JsonFields.optBoolean(debugConfig, "ignore_eos"));
     return new SamplingFields(maxTokens, temperature == null ? 1.0 : temperature,
         topP == null ? 1.0 : topP, seed, stop, n == null ? 1 : n, stream, includeUsage, user,
-        ignoreEos, debugConfig);
+        ignoreEos, debugConfig, controls);
   }
 
   /** A token limit field ({@code max_tokens}, {@code max_completion_tokens}): null or >= 0. */
@@ -104,18 +92,5 @@ public record SamplingFields(Integer maxTokens, double temperature, double topP,
       throw ApiError.invalid("stop", "at most " + MAX_STOP_STRINGS + " stop strings are allowed");
     }
     return List.copyOf(stop);
-  }
-
-  private static void rejectUnsupportedPenalty(JsonObject body, String name) {
-    Double v = JsonFields.optDouble(body, name);
-    if (v == null) {
-      return;
-    }
-    if (v < -2 || v > 2) {
-      throw ApiError.invalid(name, "\"" + name + "\" must be in [-2, 2], got " + v);
-    }
-    if (v != 0) {
-      throw ApiError.invalid(name, "\"" + name + "\" is not supported by this server (use 0 or null)");
-    }
   }
 }

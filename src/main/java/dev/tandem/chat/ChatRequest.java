@@ -50,7 +50,7 @@ public record ChatRequest(String model, List<ChatMessage> messages, SamplingFiel
     if (maxCompletionTokens != null) {
       sampling = new SamplingFields(maxCompletionTokens, sampling.temperature(), sampling.topP(),
           sampling.seed(), sampling.stop(), sampling.n(), sampling.stream(), sampling.includeUsage(),
-          sampling.user(), sampling.ignoreEos(), sampling.debugConfig());
+          sampling.user(), sampling.ignoreEos(), sampling.debugConfig(), sampling.controls());
     }
     if (!sampling.stream() && body.getValue("stream_options") != null) {
       throw ApiError.invalid("stream_options", "\"stream_options\" is only allowed when \"stream\" is true");

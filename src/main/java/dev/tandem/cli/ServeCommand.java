@@ -189,7 +189,8 @@ public final class ServeCommand implements Callable<Integer> {
     String worldConfig = System.getenv(KvWorld.ENV);
     if (worldConfig != null && !worldConfig.isBlank()) {
       try {
-        world = EngineWorld.join(worldConfig, 1, host, engine, served.model().fingerprint(),
+        world = EngineWorld.join(worldConfig, numPes(engineOverrides), host, engine,
+            served.model().fingerprint(),
             Duration.ofSeconds(worldJoinTimeoutSeconds));
       } catch (WorldException e) {
         System.err.println("tandem serve: cannot join the KV world: " + e.getMessage());
@@ -197,7 +198,8 @@ public final class ServeCommand implements Callable<Integer> {
         vertxStarting.thenAccept(Vertx::close);
         return 1;
       }
-      LOG.info("joined the KV world as PE {} of {}", world.peStart(), world.npes());
+      LOG.info("joined the KV world as PEs {}..{} of {}", world.peStart(),
+          world.peStart() + world.numPes() - 1, world.npes());
     } else {
       LOG.info("{} is not set: serving /v1/completions only (no MicroServing)", KvWorld.ENV);
     }
@@ -273,6 +275,15 @@ public final class ServeCommand implements Callable<Integer> {
     return cores;
   }
 
+  /**
+   * The PEs this engine holds in the world: {@code tensor_parallel_shards} (the router passes an
+   * endpoint's device count so), as an MLC engine's tensor-parallel workers each hold one.
+   */
+  static int numPes(EngineOverrides overrides) {
+    Integer shards = overrides.tensorParallelShards();
+    return shards == null ? 1 : shards;
+  }
+
   /** Checks what picocli cannot; a problem is a usage error (exit 2). */
   private EngineOverrides validateFlags() {
     if (modelLib != null) {
@@ -319,11 +330,17 @@ public final class ServeCommand implements Callable<Integer> {
       throw usage("MODEL " + model + " is not a directory (the builtin engine loads a local"
           + " Hugging Face folder; make one with: tandem make-model DIR)");
     }
+    EngineOverrides parsed;
     try {
-      return EngineOverrides.parse(overrides);
+      parsed = EngineOverrides.parse(overrides);
     } catch (IllegalArgumentException e) {
       throw usage(e.getMessage());
     }
+    if (parsed.tensorParallelShards() != null && parsed.tensorParallelShards() < 1) {
+      throw usage("--overrides tensor_parallel_shards=" + parsed.tensorParallelShards()
+          + ": must be at least 1");
+    }
+    return parsed;
   }
 
   private ParameterException usage(String message) {

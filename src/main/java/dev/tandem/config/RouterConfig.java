@@ -93,7 +93,8 @@ public final class RouterConfig extends OptionValues<RouterConfig> {
   public static final Option<Duration> STOP_GRACE = FLEET.add(Option.millis("stopGraceMs",
       "--stop-grace", Duration.ofSeconds(10)).rule(positive()).help("SIGTERM, then SIGKILL"));
   public static final Option<String> PYTHON = FLEET.add(Option.string("python", "--python",
-      "python3").rule(notBlank()).label("PATH").help("python with mlc_llm (MLC engines)"));
+      "python3").rule(notBlank()).label("PATH").help("python with mlc_llm (MLC engines); its"
+          + " site-packages are searched for NVSHMEM"));
   public static final Option<String> ENGINE_OVERRIDES = FLEET.add(Option.string(
       "engineOverrides", "--engine-overrides", null).label("K=V;...")
       .help("appended to the engines' --overrides"));
@@ -108,6 +109,17 @@ public final class RouterConfig extends OptionValues<RouterConfig> {
       "--sim-profile", "h100-llama3-8b").rule(notBlank()).label("NAME|FILE")
       .help("sim engines: the simulated GPU and model, a profile in the jar or a JSON file"
           + " (docs/sim.md)"));
+  /**
+   * NVSHMEM admits no late member, so a crashed MLC engine cannot rejoin its world; this makes a
+   * builtin world behave the same (for tests of the re-form, and to run MLC's rules on a CPU).
+   */
+  public static final Option<Boolean> FIXED_WORLD = FLEET.add(Option.bool("fixedWorld",
+      "--fixed-world", false).help("the builtin engines' KV world refuses late joiners, as"
+          + " NVSHMEM does (always so for mlc): a dead engine makes the supervisor re-form it"));
+  public static final Option<Duration> REFORM_DRAIN = FLEET.add(Option.millis("reformDrainMs",
+      "--reform-drain", Duration.ofSeconds(30)).rule(notNegative())
+      .help("world re-form: how long an engine may finish its requests before it restarts in the"
+          + " new world (what is left fails over)"));
 
   /** The fleet's options, then the router's. */
   public static final OptionTable OPTIONS = OptionTable.of("tandem router", FLEET,

@@ -41,6 +41,10 @@ public final class RouterOptions extends OptionValues<RouterOptions> {
   public static final Option<Integer> MAX_PREEMPT_RETRIES = OPTIONS.add(Option.integer(
       "maxPreemptRetries", "--max-preempt-retries", 4).rule(atLeast(0))
       .help("resumptions per choice after an engine preempted it"));
+  public static final Option<Integer> MAX_FAILOVERS = OPTIONS.add(Option.integer(
+      "maxFailovers", "--max-failovers", 3).rule(atLeast(0))
+      .help("times a choice moves to another engine after its engine failed mid-answer; 0: the"
+          + " answer ends with an error"));
   public static final Option<Duration> CONNECT_TIMEOUT = OPTIONS.add(Option.millis(
       "connectTimeoutMs", "--connect-timeout", Duration.ofSeconds(2)).rule(positive())
       .rule(Rule.of(d -> d.toMillis() <= Integer.MAX_VALUE, "must be at most 2147483647 ms"))

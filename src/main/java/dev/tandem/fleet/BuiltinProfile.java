@@ -91,9 +91,9 @@ public final class BuiltinProfile implements EngineProfile {
     argv.add(classpath);
     argv.add(MAIN_CLASS);
     argv.add("serve");
-    // A simulated engine sleeps instead of computing: it gets no core budget.
-    argv.addAll(MlcProfile.serveFlags(simProfile != null ? launch : withCores(launch),
-        device(launch.endpoint().peStart())));
+    // tensor_parallel_shards = the endpoint's device count: the engine's PE range in the world and,
+    // for the CPU engine, its core budget (a simulated engine takes the PEs but sleeps).
+    argv.addAll(MlcProfile.serveFlags(withCores(launch), device(launch.endpoint().peStart())));
     if (simProfile != null) {
       argv.add("--sim-profile");
       argv.add(simProfile);
@@ -104,7 +104,13 @@ public final class BuiltinProfile implements EngineProfile {
     return new EngineCommand(argv, env);
   }
 
-  /** The launch with {@code tensor_parallel_shards=num_gpus} first in the extra overrides (the user's may override it). */
+  /**
+   * The launch with {@code tensor_parallel_shards=num_gpus} first in the extra overrides (the
+   * user's may override it). An endpoint of several devices holds that many PEs of the world
+   * ({@code S .. S+n-1}), as an MLC engine's tensor-parallel workers would (MLC takes the degree
+   * from its model library, the builtin engine from MLC's own override key); the CPU engine also
+   * computes on that many cores.
+   */
   static EngineLaunch withCores(EngineLaunch launch) {
     String cores = "tensor_parallel_shards=" + launch.endpoint().numGpus();
     String extra = launch.extraOverrides();

@@ -13,6 +13,13 @@ public record EngineCommand(List<String> argv, Map<String, String> extraEnv) {
     extraEnv = Map.copyOf(extraEnv);
   }
 
+  /** The same command with {@code env} added to (or replacing entries of) its environment. */
+  public EngineCommand withEnv(Map<String, String> env) {
+    Map<String, String> merged = new java.util.HashMap<>(extraEnv);
+    merged.putAll(env);
+    return new EngineCommand(argv, merged);
+  }
+
   /** The same command run through {@code prefix} (e.g. {@code setpriv --pdeathsig KILL --}). */
   public EngineCommand prefixed(List<String> prefix) {
     java.util.ArrayList<String> wrapped = new java.util.ArrayList<>(prefix);

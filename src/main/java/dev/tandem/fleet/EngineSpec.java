@@ -1,10 +1,13 @@
 package dev.tandem.fleet;
 
+import static dev.tandem.config.RouterConfig.FIXED_WORLD;
 import static dev.tandem.config.RouterConfig.LOAD_REPORT_INTERVAL;
 import static dev.tandem.config.RouterConfig.STARTUP_TIMEOUT;
 import static dev.tandem.config.RouterConfig.STOP_GRACE;
 
+import dev.tandem.bus.EngineStatus;
 import dev.tandem.config.EndpointConfig;
+import dev.tandem.config.EngineKind;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -18,10 +21,21 @@ import java.time.Duration;
  * @param startupTimeout how long a start (or restart) may take to become ready
  * @param stopGrace time between SIGTERM and SIGKILL
  * @param loadReportInterval how often the engine's load is read and published (zero: never)
+ * @param kind the engine program ({@code builtin}, {@code mlc}), published with every status
+ * @param world the world the command makes the engine join, or null for none
  */
 public record EngineSpec(EndpointConfig endpoint, String device, EngineCommand command,
     String readinessPath, String healthPath, Path logFile, Duration startupTimeout,
-    Duration stopGrace, HealthPolicy health, RestartPolicy restart, Duration loadReportInterval) {
+    Duration stopGrace, HealthPolicy health, RestartPolicy restart, Duration loadReportInterval,
+    String kind, EngineStatus.World world) {
+
+  /** A builtin engine in no world. */
+  public EngineSpec(EndpointConfig endpoint, String device, EngineCommand command,
+      String readinessPath, String healthPath, Path logFile, Duration startupTimeout,
+      Duration stopGrace, HealthPolicy health, RestartPolicy restart, Duration loadReportInterval) {
+    this(endpoint, device, command, readinessPath, healthPath, logFile, startupTimeout, stopGrace,
+        health, restart, loadReportInterval, EngineStatus.BUILTIN, null);
+  }
 
   /** The spec for one endpoint of a fleet, with the command built by {@code profile}. */
   public static EngineSpec of(EngineProfile profile, EngineLaunch launch, Path logDir,
@@ -31,7 +45,8 @@ public record EngineSpec(EndpointConfig endpoint, String device, EngineCommand c
         profile.readinessPath(), profile.healthPath(),
         logDir.resolve("engine-" + endpoint.id() + ".log"), config.get(STARTUP_TIMEOUT),
         config.get(STOP_GRACE), HealthPolicy.of(config), RestartPolicy.of(config),
-        config.get(LOAD_REPORT_INTERVAL));
+        config.get(LOAD_REPORT_INTERVAL), profile.kind().wireName(), launch.world() == null ? null
+            : new EngineStatus.World(0, profile.kind() == EngineKind.MLC || config.get(FIXED_WORLD)));
   }
 
   /** {@code engine 1 (decode, 127.0.0.1:8081, cpu:1)}, for logs and error messages. */

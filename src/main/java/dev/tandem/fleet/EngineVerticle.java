@@ -4,7 +4,6 @@ import dev.tandem.bus.Addresses;
 import dev.tandem.bus.EngineState;
 import dev.tandem.bus.EngineStatus;
 import dev.tandem.config.EndpointConfig;
-import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -35,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * {@code device}, {@code logFile}) on {@link Addresses#ENGINE_STATUS} and runs the health loop and
  * the {@link LoadReporter} exactly while the engine is READY. {@link Addresses#engineControl(int)}
  * answers {@code status}, {@code restart} and {@code stop} (a string body, or JSON
- * {@code {"action": ...}}).
+ * {@code {"action": ...}}), and {@code {"action": "rejoin", "uid", "npes", "epoch", "drainMs"}}
+ * from the supervisor when it re-forms a world that admits no late member.
  */
 public final class EngineVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(EngineVerticle.class);
@@ -46,6 +46,10 @@ public final class EngineVerticle extends VerticleBase {
 
   private final EngineSpec spec;
   private final EngineLifecycle lifecycle = new EngineLifecycle();
+  /** The world the current command joins (a re-form replaces it); null for none. */
+  private EngineStatus.World world;
+  /** The spec's command, with the world of the last re-form. */
+  private EngineCommand command;
   private WebClient http;
   private WorkerExecutor launcher;
   private MessageConsumer<Object> control;
@@ -54,12 +58,10 @@ public final class EngineVerticle extends VerticleBase {
   private long launchedAt;
   private long readySince;
   private ReadinessWait pendingReady;
-  /** Both run exactly while READY (started and stopped by {@link #moveTo}). */
-  private RepeatingProbe<HttpResponse<Buffer>> healthLoop;
-  private LoadReporter loadReporter;
+  /** Health loop and load reports: exactly while READY (started and stopped by {@link #moveTo}). */
+  private EngineWatch watch;
   private long restartTimer = -1;
   private int restarts;
-  private int healthFailures;
   private Future<Void> shutdown;
   // Written by abort() from other threads; both volatile so that start() or abort() sees the other.
   private volatile Context ownContext;
@@ -67,6 +69,8 @@ public final class EngineVerticle extends VerticleBase {
 
   public EngineVerticle(EngineSpec spec) {
     this.spec = spec;
+    this.world = spec.world();
+    this.command = spec.command();
   }
 
   public EngineSpec spec() {
@@ -121,7 +125,7 @@ public final class EngineVerticle extends VerticleBase {
   public JsonObject statusJson() {
     EndpointConfig e = spec.endpoint();
     return new EngineStatus(e.id(), e.url(), e.role(), e.peStart(), e.numGpus(),
-        lifecycle.state(), lifecycle.generation(), lifecycle.detail()).toJson()
+        lifecycle.state(), lifecycle.generation(), lifecycle.detail(), spec.kind(), world).toJson()
         .put("pid", child == null || !child.isAlive() ? null : child.pid())
         .put("device", spec.device())
         .put("logFile", spec.logFile().toString());
@@ -131,7 +135,7 @@ public final class EngineVerticle extends VerticleBase {
 
   private Future<Void> launch() {
     launchedAt = System.nanoTime();
-    EngineCommand command = spec.command();
+    EngineCommand command = this.command;
     AtomicBoolean joined = new AtomicBoolean();
     return launcher.<ChildProcess>executeBlocking(() -> ChildProcess.start(command.argv(),
             command.extraEnv(), spec.logFile(), line -> onOutputLine(line, joined)))
@@ -154,7 +158,6 @@ public final class EngineVerticle extends VerticleBase {
 
   private void becomeReady() {
     readySince = System.nanoTime();
-    healthFailures = 0;
     moveTo(EngineState.READY, "ready in " + seconds(Duration.ofNanos(readySince - launchedAt))
         + " s");
   }
@@ -170,31 +173,16 @@ public final class EngineVerticle extends VerticleBase {
   // ---- while READY: health and load ----
 
   private void startWatching() {
-    healthLoop = RepeatingProbe.start(vertx, spec.health().interval().toMillis(), false,
-        () -> get(spec.healthPath()), this::onHealth);
-    loadReporter = LoadReporter.start(vertx, http, spec, lifecycle.generation());
+    watch = EngineWatch.start(vertx, http, spec, lifecycle.generation(), failure -> {
+      moveTo(EngineState.UNHEALTHY, failure);
+      restartOrAwaitReform("unresponsive: " + failure);
+    });
   }
 
   private void stopWatching() {
-    if (healthLoop != null) {
-      healthLoop.stop();
-      healthLoop = null;
-    }
-    if (loadReporter != null) {
-      loadReporter.stop();
-      loadReporter = null;
-    }
-  }
-
-  /** One probe's result (only while READY: a stopped loop drops late results). */
-  private void onHealth(AsyncResult<HttpResponse<Buffer>> ar) {
-    String failure = ar.failed() ? String.valueOf(ar.cause().getMessage())
-        : ar.result().statusCode() == 200 ? null : "HTTP " + ar.result().statusCode();
-    healthFailures = failure == null ? 0 : healthFailures + 1;
-    if (healthFailures >= spec.health().failures()) {
-      moveTo(EngineState.UNHEALTHY, healthFailures + " health probes failed (last: " + failure
-          + ")");
-      scheduleRestart("unresponsive: " + failure);
+    if (watch != null) {
+      watch.stop();
+      watch = null;
     }
   }
 
@@ -206,12 +194,50 @@ public final class EngineVerticle extends VerticleBase {
     if (state == EngineState.READY || state == EngineState.UNHEALTHY) {
       LOG.debug("{}: process {} exited with code {}", spec.describe(), exited.pid(), code);
       moveTo(EngineState.UNHEALTHY, "process exited with code " + code);
-      scheduleRestart("exited with code " + code);
+      restartOrAwaitReform("exited with code " + code);
     }
     // While STARTING or RESTARTING, the readiness wait turns the exit into the start's failure.
   }
 
   // ---- restart ----
+
+  /** A fixed world admits no late member: its engine waits for the supervisor's re-form. */
+  private void restartOrAwaitReform(String reason) {
+    if (world != null && world.fixed()) {
+      moveTo(EngineState.UNHEALTHY, reason + "; its world admits no late member: waiting for the"
+          + " supervisor to re-form it");
+      return;
+    }
+    scheduleRestart(reason);
+  }
+
+  /**
+   * Restarts the engine in a re-formed world: out of rotation at once (RESTARTING), its requests
+   * may finish (what is left fails over in the router), then a new process joins the new world.
+   * Answers at once: the world forms only once every engine was told, so nobody waits here.
+   */
+  private void rejoin(Message<Object> message, WorldRejoin order) {
+    if (shutdown != null || !EngineLifecycle.allows(lifecycle.state(), EngineState.RESTARTING)) {
+      message.fail(409, spec.describe() + " is " + (shutdown != null ? "stopped"
+          : lifecycle.state()) + "; it cannot rejoin a world now");
+      return;
+    }
+    cancelRestart();
+    restarts = 0;
+    readySince = 0;
+    moveTo(EngineState.RESTARTING, "re-forming the world (epoch " + order.epoch() + ")");
+    message.reply(statusJson());
+    relaunch(order.drainMs(), () -> {
+      command = command.withEnv(order.env(spec.endpoint().peStart()));
+      world = new EngineStatus.World(order.epoch(), true);
+    }).onComplete(ar -> {
+      if (shutdown == null && ar.succeeded()) {
+        becomeReady();
+      } else if (shutdown == null) {
+        moveTo(EngineState.UNHEALTHY, "could not rejoin the world: " + ar.cause().getMessage());
+      }
+    });
+  }
 
   private void scheduleRestart(String reason) {
     cancelRestart();
@@ -237,20 +263,29 @@ public final class EngineVerticle extends VerticleBase {
     readySince = 0;
     moveTo(EngineState.RESTARTING, restarts == 0 ? reason
         : "restart " + restarts + " after: " + reason);
-    ChildProcess old = child;
-    Future<Integer> stopped = old == null ? Future.succeededFuture(0)
-        : Future.fromCompletionStage(old.stop(spec.stopGrace()), context);
-    stopped.compose(code -> launch()).onComplete(ar -> {
-      if (shutdown != null) {
-        return;
-      }
-      if (ar.succeeded()) {
+    relaunch(0, () -> { }).onComplete(ar -> {
+      if (shutdown == null && ar.succeeded()) {
         becomeReady();
-      } else {
+      } else if (shutdown == null) {
         moveTo(EngineState.UNHEALTHY, ar.cause().getMessage());
         scheduleRestart("restart failed");
       }
     });
+  }
+
+  /** Stops the process (after at most {@code drainMs} for its requests) and launches a new one. */
+  private Future<Void> relaunch(long drainMs, Runnable beforeLaunch) {
+    ChildProcess old = child;
+    return EngineDrain.drain(vertx, http, spec, old == null || !old.isAlive() ? 0 : drainMs)
+        .compose(v -> old == null ? Future.succeededFuture(0)
+            : Future.fromCompletionStage(old.stop(spec.stopGrace()), context))
+        .compose(code -> {
+          if (shutdown != null) {
+            return Future.failedFuture("stopped");
+          }
+          beforeLaunch.run();
+          return launch();
+        });
   }
 
   private void cancelRestart() {
@@ -266,6 +301,7 @@ public final class EngineVerticle extends VerticleBase {
     Object body = message.body();
     String action = body instanceof JsonObject json ? json.getString("action") : String.valueOf(body);
     switch (action == null ? "" : action) {
+      case WorldRejoin.ACTION -> rejoin(message, WorldRejoin.fromJson((JsonObject) body));
       case "status" -> message.reply(statusJson());
       case "restart" -> {
         if (shutdown != null || !EngineLifecycle.allows(lifecycle.state(), EngineState.RESTARTING)) {
@@ -280,7 +316,7 @@ public final class EngineVerticle extends VerticleBase {
       }
       case "stop" -> shutdown("stop requested").onComplete(ar -> message.reply(statusJson()));
       default -> message.fail(400, "unknown engine control action '" + action
-          + "' (known: status, restart, stop)");
+          + "' (known: status, restart, stop, rejoin)");
     }
   }
 

@@ -171,7 +171,8 @@ public final class RouterVerticle extends VerticleBase {
         options.get(MAX_CONNECTIONS_PER_ENGINE));
     client.observe(metrics.ops()::engineCall);
     Dispatcher dispatcher = Dispatchers.create(options, registry, client, metrics);
-    CompletionService service = new CompletionService(vertx, options, model, tokenizer, dispatcher, metrics);
+    CompletionService service = new CompletionService(vertx, options, model, tokenizer, dispatcher,
+        metrics, registry::statuses);
     ChatService chatService = new ChatService(vertx, service, tokenizer, chat);
     Admission admission = new Admission(vertx, options, metrics.ops()::rejected);
     metrics.ops().admission(admission.gate()::running, admission.gate()::queued);

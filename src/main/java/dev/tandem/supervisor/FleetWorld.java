@@ -1,6 +1,8 @@
 package dev.tandem.supervisor;
 
 import static dev.tandem.config.RouterConfig.ENGINE;
+import static dev.tandem.config.RouterConfig.FIXED_WORLD;
+import static dev.tandem.config.RouterConfig.PYTHON;
 import static dev.tandem.config.RouterOptions.ROUTER_MODE;
 
 import dev.tandem.config.EndpointConfig;
@@ -10,22 +12,33 @@ import dev.tandem.config.RouterMode;
 import dev.tandem.fleet.WorldInit;
 import dev.tandem.world.NvshmemUid;
 import dev.tandem.world.WorldException;
+import dev.tandem.world.WorldRoot;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import dev.tandem.world.WorldRoot;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 
 /**
  * The KV world of a fleet, formed before any engine starts (the seed's first step): for builtin
  * engines a {@link WorldRoot} in this process, for MLC engines an NVSHMEM uid (whose bootstrap root
  * thread also lives in this process); none in round-robin mode, where engines never exchange KV.
+ * A fixed world (NVSHMEM's, or a builtin one under {@code --fixed-world}) admits no late member:
+ * when one dies it is {@link #reform re-formed} under a new uid, one epoch later.
  */
 public final class FleetWorld implements AutoCloseable {
   private final WorldInit init;
   private final AutoCloseable resource;
+  private final WorldRoot root;
+  private final int epoch;
+  private final boolean fixed;
 
-  private FleetWorld(WorldInit init, AutoCloseable resource) {
+  private FleetWorld(WorldInit init, WorldRoot root, AutoCloseable resource, int epoch,
+      boolean fixed) {
     this.init = init;
+    this.root = root;
     this.resource = resource;
+    this.epoch = epoch;
+    this.fixed = fixed;
   }
 
   /**
@@ -35,21 +48,61 @@ public final class FleetWorld implements AutoCloseable {
    */
   public static Future<FleetWorld> form(Vertx vertx, RouterConfig config) {
     if (config.get(ROUTER_MODE) == RouterMode.ROUND_ROBIN) {
-      return Future.succeededFuture(new FleetWorld(null, null));
+      return Future.succeededFuture(new FleetWorld(null, null, null, 0, false));
     }
+    return form(vertx, config, 0);
+  }
+
+  private static Future<FleetWorld> form(Vertx vertx, RouterConfig config, int epoch) {
     int npes = config.totalPes();
     if (config.get(ENGINE) == EngineKind.MLC) {
-      return vertx.executeBlocking(() -> new FleetWorld(new WorldInit(NvshmemUid.get(), npes), null));
+      String python = config.get(PYTHON); // the engines' Python: its wheels may hold NVSHMEM
+      return vertx.executeBlocking(() -> new FleetWorld(new WorldInit(NvshmemUid.get(python), npes),
+          null, null, epoch, true));
     }
     // Engines run on this machine; they reach the root at the address they listen on themselves.
     EndpointConfig first = config.endpoints().get(0);
-    return WorldRoot.start(vertx, first.host(), npes)
-        .map(root -> new FleetWorld(new WorldInit(root.uid(), root.npes()), root));
+    boolean fixed = config.get(FIXED_WORLD);
+    return WorldRoot.start(vertx, first.host(), npes, fixed)
+        .map(root -> new FleetWorld(new WorldInit(root.uid(), root.npes()), root, root, epoch,
+            fixed));
+  }
+
+  /** A new world for the same engines: a new uid, the next epoch (this one stays open). */
+  public Future<FleetWorld> reform(Vertx vertx, RouterConfig config) {
+    return form(vertx, config, epoch + 1);
   }
 
   /** The world to hand every engine, or null when the mode needs none. */
   public WorldInit init() {
     return init;
+  }
+
+  public int epoch() {
+    return epoch;
+  }
+
+  /** Whether this world admits no late member (a dead engine means a re-form). */
+  public boolean fixed() {
+    return fixed;
+  }
+
+  /** PEs registered with this world's root so far, or -1 when it cannot be seen (NVSHMEM). */
+  public int joinedPes() {
+    return root == null ? -1 : root.joinedPes();
+  }
+
+  /** What the fleet query shows: epoch, PEs and the uid; null when there is no world. */
+  public JsonObject toJson() {
+    if (init == null) {
+      return null;
+    }
+    JsonArray uid = new JsonArray();
+    for (int v : init.uid()) {
+      uid.add(v);
+    }
+    return new JsonObject().put("epoch", epoch).put("npes", init.npes()).put("fixed", fixed)
+        .put("uid", uid);
   }
 
   @Override

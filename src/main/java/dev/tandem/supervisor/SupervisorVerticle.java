@@ -64,6 +64,8 @@ public final class SupervisorVerticle extends VerticleBase {
   private final FleetView fleet = new FleetView();
   private RouterConfig config;
   private FleetWorld world;
+  /** Re-forms a world that admits no late member when one of its engines dies; null otherwise. */
+  private WorldHealer healer;
   private EngineCds cds;
   private TextTokenizer tokenizer;
   private final List<String> engineDeployments = new ArrayList<>();
@@ -103,6 +105,7 @@ public final class SupervisorVerticle extends VerticleBase {
         .compose(v -> startEngines())
         .compose(v -> loadTokenizer())
         .compose(v -> deployRouter())
+        .onSuccess(v -> watchWorld())
         .andThen(ar -> {
           if (ar.succeeded() && admin != null) {
             admin.start(); // engines may be added and removed from now on (the router's admin API)
@@ -129,7 +132,8 @@ public final class SupervisorVerticle extends VerticleBase {
     vertx.eventBus().<JsonObject>consumer(Addresses.ENGINE_STATUS, msg -> fleet.update(msg.body()));
     vertx.eventBus().consumer(Addresses.FLEET_QUERY, msg -> msg.reply(fleet.toJson()
         .put("mode", config.get(ROUTER_MODE).wireName())
-        .put("engine", config.get(ENGINE).wireName())));
+        .put("engine", config.get(ENGINE).wireName())
+        .put("world", world == null ? null : world.toJson())));
     // File system and port checks block: off the event loop.
     return vertx.executeBlocking(() -> {
       ConfigValidator.checkEnvironment(config);
@@ -220,6 +224,15 @@ public final class SupervisorVerticle extends VerticleBase {
         });
   }
 
+  /** A fixed world (NVSHMEM's, or --fixed-world) is re-formed when one of its engines dies. */
+  private void watchWorld() {
+    if (world != null && world.init() != null && world.fixed()) {
+      healer = new WorldHealer(vertx, config, world, healed -> world = healed);
+      healer.start(fleet.toJson().getJsonArray("engines"));
+      LOG.info("the world admits no late member: a dead engine makes it re-form with a new uid");
+    }
+  }
+
   /** Router first (no new requests), then every engine at once, then the world and tokenizer. */
   private Future<Void> tearDown() {
     if (stopping != null) {
@@ -227,6 +240,9 @@ public final class SupervisorVerticle extends VerticleBase {
     }
     if (admin != null) {
       admin.stop();
+    }
+    if (healer != null) {
+      healer.stop();
     }
     Future<Void> routerGone = routerDeployment == null ? Future.succeededFuture()
         : undeploy(routerDeployment);

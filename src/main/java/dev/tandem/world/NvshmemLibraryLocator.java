@@ -39,8 +39,9 @@ final class NvshmemLibraryLocator {
     this.python = python;
   }
 
-  static NvshmemLibraryLocator fromEnvironment() {
-    return new NvshmemLibraryLocator(System.getenv(), System.getenv().getOrDefault("TANDEM_PYTHON", "python3"));
+  /** Searches this process's environment and the site-packages of {@code python}. */
+  static NvshmemLibraryLocator fromEnvironment(String python) {
+    return new NvshmemLibraryLocator(System.getenv(), python);
   }
 
   /** Every folder to search, in order, each with where it came from (for the error message). */

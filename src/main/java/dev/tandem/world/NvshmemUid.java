@@ -34,7 +34,15 @@ public final class NvshmemUid {
    * Throws, naming every place searched, when the library is absent.
    */
   public static int[] get() throws WorldException {
-    return get(NvshmemLibraryLocator.fromEnvironment());
+    return get("python3");
+  }
+
+  /**
+   * The same, searching also the site-packages of {@code python}: the Python the fleet runs MLC
+   * engines with ({@code --python}), whose {@code nvidia-nvshmem-cu12} wheel holds the library.
+   */
+  public static int[] get(String python) throws WorldException {
+    return get(NvshmemLibraryLocator.fromEnvironment(python));
   }
 
   static int[] get(NvshmemLibraryLocator locator) throws WorldException {

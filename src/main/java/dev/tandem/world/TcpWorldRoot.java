@@ -41,19 +41,20 @@ final class TcpWorldRoot implements WorldRoot {
   private final Set<NetSocket> open = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
-  private TcpWorldRoot(Vertx vertx, boolean ownsVertx, NetServer server, WorldUid uid, int npes) {
+  private TcpWorldRoot(Vertx vertx, boolean ownsVertx, NetServer server, WorldUid uid, int npes,
+      boolean fixed) {
     this.vertx = vertx;
     this.ownsVertx = ownsVertx;
     this.server = server;
     this.uid = uid;
     this.secret = new WorldSecret(uid.secret());
     this.npes = npes;
-    this.membership = new WorldMembership<>(npes);
+    this.membership = new WorldMembership<>(npes, fixed);
   }
 
   /** Starts a root on {@code vertx}; never blocks the caller (name lookups run on a worker). */
-  static Future<WorldRoot> start(Vertx vertx, String bindHost, int npes) {
-    return listen(vertx, false, bindHost, npes).map(root -> root);
+  static Future<WorldRoot> start(Vertx vertx, String bindHost, int npes, boolean fixed) {
+    return listen(vertx, false, bindHost, npes, fixed).map(root -> root);
   }
 
   /** Starts a root on a Vert.x of its own and waits until it listens; {@link #close} closes both. */
@@ -61,7 +62,7 @@ final class TcpWorldRoot implements WorldRoot {
     Vertx own = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(1)
         .setInternalBlockingPoolSize(1));
     try {
-      return listen(own, true, bindHost, npes).toCompletionStage().toCompletableFuture()
+      return listen(own, true, bindHost, npes, false).toCompletionStage().toCompletableFuture()
           .get(OWN_VERTX_WAIT_SECONDS, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
       own.close();
@@ -72,7 +73,8 @@ final class TcpWorldRoot implements WorldRoot {
     }
   }
 
-  private static Future<TcpWorldRoot> listen(Vertx vertx, boolean ownsVertx, String bindHost, int npes) {
+  private static Future<TcpWorldRoot> listen(Vertx vertx, boolean ownsVertx, String bindHost, int npes,
+      boolean fixed) {
     if (npes < 1) {
       return Future.failedFuture(new WorldException("a world needs at least one PE, got npes=" + npes));
     }
@@ -91,7 +93,7 @@ final class TcpWorldRoot implements WorldRoot {
     return vertx.executeBlocking(() -> addresses(bindHost))
         .compose(a -> server.listen(0, a[0].getHostAddress()).map(s -> {
           TcpWorldRoot root = new TcpWorldRoot(vertx, ownsVertx, server,
-              WorldUid.create(new InetSocketAddress(a[1], s.actualPort())), npes);
+              WorldUid.create(new InetSocketAddress(a[1], s.actualPort())), npes, fixed);
           ready.set(root);
           LOG.info("world root for {} PEs listening on {}", npes, root.uid.rootText());
           return root;
@@ -139,6 +141,11 @@ final class TcpWorldRoot implements WorldRoot {
   @Override
   public int npes() {
     return npes;
+  }
+
+  @Override
+  public int joinedPes() {
+    return membership.table().joinedPes().size();
   }
 
   /** The current PE table (for diagnostics and tests). */

@@ -14,6 +14,8 @@ import java.util.Map;
  */
 final class WorldMembership<L> {
   private final int npes;
+  /** As NVSHMEM: once formed, the world admits nobody, not even a member's restarted engine. */
+  private final boolean fixed;
   private final Map<String, Member<L>> members = new LinkedHashMap<>();
   private boolean formed;
   private long version;
@@ -32,7 +34,12 @@ final class WorldMembership<L> {
   }
 
   WorldMembership(int npes) {
+    this(npes, false);
+  }
+
+  WorldMembership(int npes, boolean fixed) {
     this.npes = npes;
+    this.fixed = fixed;
   }
 
   synchronized boolean formed() {
@@ -58,6 +65,11 @@ final class WorldMembership<L> {
     if (r.numPes() < 1 || r.peStart() < 0 || r.peStart() + r.numPes() > npes) {
       throw new Refusal("PEs " + r.peStart() + ".." + (r.peStart() + r.numPes() - 1)
           + " are outside the world's PEs 0.." + (npes - 1));
+    }
+    if (fixed && formed) {
+      throw new Refusal("this world is formed and admits no late member (a fixed world, as"
+          + " NVSHMEM's): PEs " + r.peStart() + ".." + (r.peStart() + r.numPes() - 1)
+          + " cannot join it again; the supervisor re-forms the world with a new uid");
     }
     List<String> replaced = new ArrayList<>();
     for (Member<L> m : members.values()) {

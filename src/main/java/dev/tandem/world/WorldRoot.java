@@ -16,6 +16,9 @@ public interface WorldRoot extends AutoCloseable {
 
   int npes();
 
+  /** PEs whose engines have registered and are still connected. */
+  int joinedPes();
+
   @Override
   void close();
 
@@ -24,7 +27,15 @@ public interface WorldRoot extends AutoCloseable {
    * {@code npes} PEs; fails with a {@link WorldException}. Safe on an event loop.
    */
   static Future<WorldRoot> start(Vertx vertx, String bindHost, int npes) {
-    return TcpWorldRoot.start(vertx, bindHost, npes);
+    return TcpWorldRoot.start(vertx, bindHost, npes, false);
+  }
+
+  /**
+   * The same; a {@code fixed} world, once formed, refuses every registration, as NVSHMEM admits
+   * no late member: an engine that died cannot rejoin, and the world must be re-formed.
+   */
+  static Future<WorldRoot> start(Vertx vertx, String bindHost, int npes, boolean fixed) {
+    return TcpWorldRoot.start(vertx, bindHost, npes, fixed);
   }
 
   /**

@@ -185,10 +185,13 @@ class ChatRequestTest {
       "top_logprobs":21                          | top_logprobs
       "top_logprobs":-1                          | top_logprobs
       "top_logprobs":2                           | top_logprobs
-      "frequency_penalty":0.5                    | frequency_penalty
+      "frequency_penalty":3                      | frequency_penalty
       "presence_penalty":3                       | presence_penalty
-      "logit_bias":{"5":1}                       | logit_bias
-      "response_format":{"type":"json_object"}   | response_format
+      "logit_bias":{"5":500}                     | logit_bias
+      "logit_bias":{"x":1}                       | logit_bias
+      "top_k":-5                                 | top_k
+      "response_format":{"type":"xml"}           | response_format
+      "response_format":{"type":"json_schema"}   | response_format
       "stream_options":{"include_usage":true}    | stream_options
       "stream":"yes"                             | stream
       "user":""                                  | user
@@ -203,6 +206,20 @@ class ChatRequestTest {
       """)
   void badGenerationFieldsAre400sNamingTheField(String field, String param) {
     assertEquals(param, refused(with(field)).param());
+  }
+
+  /** Penalties, logit bias, top-k and JSON output are the completions' controls, parsed alike. */
+  @Test
+  void samplingControlsAreAcceptedAsForCompletions() {
+    ChatRequest r = parse(with("\"frequency_penalty\":0.5,\"presence_penalty\":-1,"
+        + "\"logit_bias\":{\"5\":1},\"top_k\":20,\"response_format\":{\"type\":\"json_object\"}"));
+    var controls = r.sampling().controls();
+    assertEquals(0.5, controls.frequencyPenalty());
+    assertEquals(-1.0, controls.presencePenalty());
+    assertEquals(java.util.Map.of(5, 1.0), controls.logitBias());
+    assertEquals(20, controls.topK());
+    assertEquals("json_object", controls.responseFormat().type());
+    assertEquals(controls, r.toCompletion(new int[] {1, 2}).controls(), "they reach the engine");
   }
 
   @Test

@@ -29,4 +29,16 @@ class BuiltinProfileTest {
         "{\"uid\": [1, 2, 3], \"npes\": 3, \"pe_start\": 2}", "DJL_OFFLINE", "true",
         "TANDEM_PARENT_PID", "4242"), command.extraEnv());
   }
+
+  @Test
+  void anEndpointOfSeveralDevicesHoldsThatManyPesAsTensorParallelShards() {
+    EndpointConfig endpoint = new EndpointConfig(1, "127.0.0.1", 9001, 2, 2, EngineRole.DECODE);
+    EngineLaunch launch = new EngineLaunch("/m/tiny", null, endpoint, false, null,
+        new WorldInit(new int[] {1, 2, 3}, 6));
+    List<String> argv = new BuiltinProfile("/jdk/bin/java", List.of(), "/x/tandem.jar", 1, null)
+        .command(launch).argv();
+    assertEquals("gpu_memory_utilization=0.8;spec_draft_length=0;tensor_parallel_shards=2",
+        argv.get(argv.indexOf("--overrides") + 1));
+    assertEquals("cpu:2", argv.get(argv.indexOf("--device") + 1), "its first PE");
+  }
 }

@@ -93,9 +93,20 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
     limits.check(ids, maxTokens);
   }
 
+  /** Every token of a {@code logit_bias} must be in the vocabulary (400 otherwise). */
+  private void checkSampling(SamplingParams sampling) {
+    for (int id : sampling.controls().biasIds()) {
+      if (id >= limits.vocabSize()) {
+        throw ApiError.invalid("logit_bias", "invalid_token", "\"logit_bias\" names token " + id
+            + ", outside the vocabulary (0.." + (limits.vocabSize() - 1) + ")");
+      }
+    }
+  }
+
   /** Queues a request. Throws 409 if a request with this id is in flight, 400 if it does not fit. */
   public void submit(GenerationRequest request, GenerationListener listener) {
     checkPrompt(request.promptTokens(), request.sampling().maxTokens());
+    checkSampling(request.sampling());
     RequestState r = new RequestState(request.id(), RequestState.Kind.GENERATE, request, listener,
         request.promptTokens().length, System.nanoTime());
     claimId(r);
@@ -144,6 +155,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
   /** MicroServing prep_recv: reserve KV for the prompt window [.., end) and park the request. */
   public CompletableFuture<PrepareReceiveResult> prepareReceive(GenerationRequest request, int end) {
     checkPrompt(request.promptTokens(), request.sampling().maxTokens());
+    checkSampling(request.sampling());
     RequestState placeholder = new RequestState(request.id(), RequestState.Kind.GENERATE, request,
         null, request.promptTokens().length, System.nanoTime());
     claimId(placeholder);

@@ -1,7 +1,7 @@
 package dev.tandem.engine.sched;
 
 import dev.tandem.api.ApiError;
-import dev.tandem.engine.kv.KvAppendMetadata;
+import dev.tandem.kv.KvAppendMetadata;
 import dev.tandem.engine.kv.PagedKvCache;
 import dev.tandem.engine.model.KvStore;
 import dev.tandem.kv.KvRows;

@@ -75,7 +75,9 @@ final class TokenEmitter {
   private void sampleNext(Sequence s, float[] logits) {
     RequestState r = s.request;
     SamplingParams p = r.sampling();
-    int token = Sampler.sample(logits, p.temperature(), p.topP(), s.rng);
+    float[] row = p.controls().apply(logits, s.tokens, r.promptLength, s.length,
+        p.temperature() == 0);
+    int token = Sampler.sample(row, p.temperature(), p.topP(), s.rng);
     if (p.logprobs() != null) {
       s.pendingLogprobs.add(logprob(logits, token, p.logprobs()));
     }

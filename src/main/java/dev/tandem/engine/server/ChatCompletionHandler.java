@@ -58,7 +58,7 @@ final class ChatCompletionHandler {
       ChatAnswer answer = new ChatAnswer(id, System.currentTimeMillis() / 1000, request.model(),
           request.sampling().n(), setup.parseToolCalls(request));
       completions.submit(context, response, id, request.toCompletion(ids),
-          new PromptPreparer.Prepared(ids, null), AnswerFormat.chat(answer));
+          new PromptPreparer.Prepared(ids, null), AnswerFormat.chat(answer), false);
     }).onFailure(e -> ErrorResponses.send(response, e));
   }
 }

@@ -32,8 +32,11 @@ final class CompletionHandler {
 
   void completions(RoutingContext rc) {
     CompletionRequest request;
+    boolean tokenIds;
     try {
-      request = CompletionRequest.parse(CompletionRequest.parseObject(rc.body().buffer()));
+      JsonObject body = CompletionRequest.parseObject(rc.body().buffer());
+      request = CompletionRequest.parse(body);
+      tokenIds = tokenIds(body);
     } catch (ApiError e) {
       ErrorResponses.send(rc.response(), e);
       return;
@@ -42,18 +45,22 @@ final class CompletionHandler {
     Context context = rc.vertx().getOrCreateContext();
     HttpServerResponse response = rc.response();
     preparer.prepare(request, request.maxTokens())
-        .onSuccess(prepared -> submit(context, response, id, request, prepared, AnswerFormat.COMPLETION))
+        .onSuccess(prepared -> submit(context, response, id, request, prepared,
+            AnswerFormat.COMPLETION, tokenIds))
         .onFailure(e -> ErrorResponses.send(response, e));
   }
 
-  /** Hands a prepared request to the engine and answers it in {@code format} (on {@code context}). */
+  /**
+   * Hands a prepared request to the engine and answers it in {@code format} (on {@code context});
+   * {@code tokenIds}: streamed choices name their token ids.
+   */
   void submit(Context context, HttpServerResponse response, String id, CompletionRequest request,
-      PromptPreparer.Prepared prepared, AnswerFormat format) {
+      PromptPreparer.Prepared prepared, AnswerFormat format, boolean tokenIds) {
     if (response.closed()) {
       return;
     }
     CompletionResponder responder = responder(context, response, id, request, prepared.echoText(),
-        format);
+        format, tokenIds);
     try {
       engine.submit(PromptPreparer.generation(id, prepared.ids(), request), responder);
     } catch (RuntimeException e) {
@@ -67,10 +74,12 @@ final class CompletionHandler {
   void startGenerate(RoutingContext rc) {
     CompletionRequest request;
     int begin;
+    boolean tokenIds;
     try {
       JsonObject body = CompletionRequest.parseObject(rc.body().buffer());
       request = CompletionRequest.parse(body);
       begin = JsonFields.requireInt(body, "begin");
+      tokenIds = tokenIds(body);
       requireUser(request, "start_generate");
     } catch (ApiError e) {
       ErrorResponses.send(rc.response(), e);
@@ -87,7 +96,7 @@ final class CompletionHandler {
         return;
       }
       CompletionResponder responder = responder(context, response, request.user(), request, echoText,
-          AnswerFormat.COMPLETION);
+          AnswerFormat.COMPLETION, tokenIds);
       engine.startGenerate(request.user(), begin, responder);
       abortOnClose(response, responder, request.user());
     }).onFailure(e -> ErrorResponses.send(response, e));
@@ -100,11 +109,16 @@ final class CompletionHandler {
     }
   }
 
+  /** {@code return_token_ids} (vLLM's name): streamed choices name their token ids. */
+  private static boolean tokenIds(JsonObject body) {
+    return Boolean.TRUE.equals(JsonFields.optBoolean(body, "return_token_ids"));
+  }
+
   private CompletionResponder responder(Context context, HttpServerResponse response, String id,
-      CompletionRequest request, String echoText, AnswerFormat format) {
+      CompletionRequest request, String echoText, AnswerFormat format, boolean tokenIds) {
     return new CompletionResponder(context, response, new CompletionResponder.Shape(id,
         request.model(), request.n(), request.stream(), request.includeUsage(),
-        request.logprobs() != null, echoText, request.suffix(), debug), format, flow(id),
+        request.logprobs() != null, echoText, request.suffix(), debug, tokenIds), format, flow(id),
         clientStallLimitMs);
   }
 

@@ -37,8 +37,9 @@ final class CompletionResponder implements GenerationListener {
   }
 
   /** What the response looks like, from the client's request. */
+  /** @param tokenIds each streamed choice names its tokens ({@code return_token_ids}, as vLLM) */
   record Shape(String id, String model, int n, boolean stream, boolean includeUsage,
-      boolean logprobs, String echoText, String suffix, boolean debug) {}
+      boolean logprobs, String echoText, String suffix, boolean debug, boolean tokenIds) {}
 
   private final Context context;
   private final HttpServerResponse response;
@@ -131,8 +132,17 @@ final class CompletionResponder implements GenerationListener {
       ensureChoice(d.index());
       JsonObject lp = shape.logprobs() && d.logprobs() != null
           ? CompletionJson.logprobs(d.logprobs()) : null;
-      choices.add(CompletionJson.choice(d.index(), d.text(),
-          d.finishReason() == null ? null : d.finishReason().wire(), lp));
+      JsonObject choice = CompletionJson.choice(d.index(), d.text(),
+          d.finishReason() == null ? null : d.finishReason().wire(), lp);
+      if (shape.tokenIds()) {
+        // exactly the tokens behind this delta's text: a router continues from them after a failure
+        JsonArray ids = new JsonArray();
+        for (int id : d.tokenIds()) {
+          ids.add(id);
+        }
+        choice.put("token_ids", ids);
+      }
+      choices.add(choice);
     }
     if (!choices.isEmpty()) {
       send(choices);

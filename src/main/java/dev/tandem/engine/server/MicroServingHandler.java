@@ -4,7 +4,7 @@ import dev.tandem.api.ErrorResponses;
 import dev.tandem.api.ApiError;
 import dev.tandem.api.CompletionRequest;
 import dev.tandem.api.JsonFields;
-import dev.tandem.engine.kv.KvAppendMetadata;
+import dev.tandem.kv.KvAppendMetadata;
 import dev.tandem.engine.sched.Engine;
 import dev.tandem.kv.KvWorld;
 import io.vertx.core.json.JsonObject;

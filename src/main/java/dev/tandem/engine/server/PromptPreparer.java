@@ -1,12 +1,16 @@
 package dev.tandem.engine.server;
 
+import dev.tandem.api.ApiError;
 import dev.tandem.api.CompletionRequest;
+import dev.tandem.api.SamplingControls;
 import dev.tandem.engine.sched.Engine;
 import dev.tandem.engine.sched.GenerationRequest;
+import dev.tandem.engine.sched.LogitControls;
 import dev.tandem.engine.sched.SamplingParams;
 import dev.tandem.tokenizer.TextTokenizer;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 /** Tokenizes and checks a request's prompt on a worker thread, and maps it to an engine request. */
@@ -43,7 +47,30 @@ final class PromptPreparer {
   static GenerationRequest generation(String id, int[] ids, CompletionRequest request) {
     long seed = request.seed() != null ? request.seed() : ThreadLocalRandom.current().nextLong();
     SamplingParams sampling = new SamplingParams(request.temperature(), request.topP(), seed,
-        request.maxTokens(), request.logprobs(), request.stop(), request.ignoreEos());
+        request.maxTokens(), request.logprobs(), request.stop(), request.ignoreEos(),
+        logitControls(request.controls()));
     return new GenerationRequest(id, ids, request.n(), sampling);
+  }
+
+  /**
+   * The request's penalties, logit bias and top-k for the sampler. Structured output needs
+   * grammar-constrained decoding, which this engine does not have: a clear 400, never output
+   * that silently ignores the format.
+   */
+  static LogitControls logitControls(SamplingControls c) {
+    if (c.responseFormat() != null && !c.responseFormat().isText()) {
+      throw ApiError.invalid("response_format", "unsupported_parameter", "response_format \""
+          + c.responseFormat().type() + "\" needs grammar-constrained decoding, which the builtin"
+          + " engine does not do; use MLC engines (--engine mlc) or ask for \"text\"");
+    }
+    int[] ids = new int[c.logitBias().size()];
+    float[] values = new float[ids.length];
+    int i = 0;
+    for (Map.Entry<Integer, Double> e : c.logitBias().entrySet()) {
+      ids[i] = e.getKey();
+      values[i++] = e.getValue().floatValue();
+    }
+    return new LogitControls((float) c.frequencyPenalty(), (float) c.presencePenalty(), ids,
+        values, c.topK());
   }
 }

@@ -2,11 +2,13 @@ package dev.tandem.router.api;
 
 import static dev.tandem.config.RouterOptions.BUSY_WAIT;
 import static dev.tandem.config.RouterOptions.MAX_ENGINE_ATTEMPTS;
+import static dev.tandem.config.RouterOptions.MAX_FAILOVERS;
 import static dev.tandem.config.RouterOptions.MAX_PREEMPT_RETRIES;
 import static dev.tandem.config.RouterOptions.RETRY_AFTER_SECONDS;
 
 import dev.tandem.api.ApiError;
 import dev.tandem.api.CompletionRequest;
+import dev.tandem.bus.EngineStatus;
 import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.config.RouterOptions;
 import dev.tandem.router.dispatch.ClientOutput;
@@ -22,7 +24,9 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.security.SecureRandom;
+import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * Completions, whatever the transport (HTTP or event bus): validate, tokenize off the event loop,
@@ -43,9 +47,13 @@ public final class CompletionService {
   private final RouterMetrics metrics;
   private final CompletionFlow.Limits limits;
   private final DeliveredTokens deliveredTokens;
+  private final EngineCapabilities capabilities;
 
+  /** @param engines the engines the router knows, for what their kinds can serve */
   public CompletionService(Vertx vertx, RouterOptions options, ModelInfo model,
-      TextTokenizer tokenizer, Dispatcher dispatcher, RouterMetrics metrics) {
+      TextTokenizer tokenizer, Dispatcher dispatcher, RouterMetrics metrics,
+      Supplier<List<EngineStatus>> engines) {
+    this.capabilities = new EngineCapabilities(engines);
     this.vertx = vertx;
     this.model = model;
     this.tokenizer = tokenizer;
@@ -53,7 +61,7 @@ public final class CompletionService {
     this.metrics = metrics;
     this.limits = new CompletionFlow.Limits(options.get(MAX_ENGINE_ATTEMPTS),
         options.get(MAX_PREEMPT_RETRIES), options.get(RETRY_AFTER_SECONDS),
-        options.get(BUSY_WAIT).toMillis());
+        options.get(BUSY_WAIT).toMillis(), options.get(MAX_FAILOVERS));
     this.deliveredTokens = tokenizer == null ? null : (tail, ids, text) -> vertx.executeBlocking(
         () -> TokenMatch.deliveredCount(tokenizer, tail, ids, text), false);
   }
@@ -67,6 +75,8 @@ public final class CompletionService {
     CompletionRequest request;
     try {
       request = CompletionRequest.parse(body);
+      request.controls().checkVocabulary(model.limits().vocabSize());
+      capabilities.check(request.controls());
     } catch (ApiError e) {
       return Future.failedFuture(e);
     }
@@ -110,6 +120,10 @@ public final class CompletionService {
         engineFields.put(e.getKey(), e.getValue());
       }
     });
+    if (r.controls().responseFormat() != null) {
+      // MLC reads the schema under its alias "schema" (reference §6 item 10), whatever form came in
+      engineFields.put("response_format", r.controls().responseFormat().toMlcJson());
+    }
     if (r.ignoreEos()) {
       engineFields.put("debug_config", new JsonObject().put("ignore_eos", true));
     }

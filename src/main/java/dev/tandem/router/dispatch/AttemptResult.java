@@ -1,5 +1,6 @@
 package dev.tandem.router.dispatch;
 
+import dev.tandem.router.upstream.UpstreamException;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +28,11 @@ public final class AttemptResult {
 
   private final List<ChoiceOutcome> outcomes = new ArrayList<>();
   private final Set<Integer> toResume = new TreeSet<>();
+  /** Choices of {@link #toResume} whose engine failed mid-answer (the others were preempted). */
+  private final Set<Integer> failedOver = new TreeSet<>();
+  private UpstreamException failure;
+  private int replaysMatched;
+  private int replaysDiffered;
   private boolean deliveredAny;
   private boolean preempted;
   private int engineCompletionTokens;
@@ -42,9 +48,41 @@ public final class AttemptResult {
     toResume.add(clientIndex);
   }
 
-  /** An interrupted choice (engine failure, non-streaming client) resumes like a preempted one. */
-  void interrupted(int clientIndex) {
+  /**
+   * The engine failed after this choice had received text: it resumes on another engine like a
+   * preempted one (a failover), unless its failovers are spent, then {@code cause} ends it.
+   */
+  void failedOver(int clientIndex, UpstreamException cause) {
     toResume.add(clientIndex);
+    failedOver.add(clientIndex);
+    failure = cause;
+  }
+
+  /** Whether choice {@code clientIndex} is to resume because its engine failed. */
+  boolean failedOver(int clientIndex) {
+    return failedOver.contains(clientIndex);
+  }
+
+  /** The engine failure behind the failovers of this attempt, or null. */
+  UpstreamException failure() {
+    return failure;
+  }
+
+  /** A replayed choice was checked against what its client had: it matched, or it did not. */
+  void replayChecked(boolean matched) {
+    if (matched) {
+      replaysMatched++;
+    } else {
+      replaysDiffered++;
+    }
+  }
+
+  int replaysMatched() {
+    return replaysMatched;
+  }
+
+  int replaysDiffered() {
+    return replaysDiffered;
   }
 
   void outcome(ChoiceOutcome outcome) {

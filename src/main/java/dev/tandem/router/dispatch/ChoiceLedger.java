@@ -24,6 +24,8 @@ final class ChoiceLedger {
     int logprobEntries;
     String finishReason;
     int resumes;
+    /** Times this choice moved to another engine after its engine failed mid-answer. */
+    int failovers;
     JsonObject logprobs;
     /** The last attempt was cut by a preempt and its delivered tokens are still to be matched. */
     AttemptResult.ChoiceOutcome unresolved;
@@ -46,8 +48,19 @@ final class ChoiceLedger {
   }
 
   private final List<Choice> choices = new ArrayList<>();
+  /**
+   * The request has stop strings: an engine may then have named tokens whose text it still held
+   * back (a possible start of a stop string), so chunk ids of an unfinished choice are matched
+   * against the delivered text before a continuation trusts them.
+   */
+  private final boolean stopStrings;
 
   ChoiceLedger(int n) {
+    this(n, false);
+  }
+
+  ChoiceLedger(int n, boolean stopStrings) {
+    this.stopStrings = stopStrings;
     for (int i = 0; i < n; i++) {
       choices.add(new Choice());
     }
@@ -90,7 +103,10 @@ final class ChoiceLedger {
       }
       return;
     }
-    if (o.chunkIds() != null) {
+    if (o.chunkIds() != null && stopStrings && !o.finished()) {
+      c.unresolved = new AttemptResult.ChoiceOutcome(o.clientIndex(), o.text(), null,
+          o.chunkIds(), o.promptTail(), false); // matched against the text before resuming
+    } else if (o.chunkIds() != null) {
       c.addIds(o.chunkIds());
     } else if (o.finished() && o.outputIds() != null) {
       c.addIds(o.outputIds()); // a finished choice delivered every token it generated

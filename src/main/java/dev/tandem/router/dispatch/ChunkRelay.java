@@ -16,8 +16,9 @@ import org.slf4j.LoggerFactory;
  * client choices, skips what a replay regenerates, turns {@code finish_reason: "preempt"} into a
  * choice to resume (never forwarded, reference §4.6 step 6), and pauses the engine stream while
  * the client's write queue is full. Records what each choice received (text, token ids) for
- * resumption. Completes when the engine ended its answer; fails if it broke off before every
- * choice finished.
+ * resumption, and checks that a replay reproduces what the client already has
+ * ({@link ReplayCheck}) before anything new passes. Completes when the engine ended its answer;
+ * fails if it broke off before every choice finished, or if a replay differs.
  */
 final class ChunkRelay {
 
@@ -37,11 +38,17 @@ final class ChunkRelay {
     int chunkIdCount;
     boolean chunkIdsComplete = true;
     int[] outputIds;
+    /** Set while a replay has still to prove that it reproduces the delivered text. */
+    ReplayCheck check;
 
     RouteState(ChoiceRoute route) {
       this.route = route;
       this.skipChars = route.skipChars();
       this.skipTokens = route.skipTokens();
+      boolean somethingToCheck = route.delivered() != null && (!route.delivered().isEmpty()
+          || (route.deliveredIds() != null && route.deliveredIds().length > 0));
+      this.check = somethingToCheck && !route.drop()
+          ? new ReplayCheck(route.delivered(), route.deliveredIds()) : null;
     }
   }
 
@@ -115,6 +122,7 @@ final class ChunkRelay {
     // A preempt's last delta carries the tokens whose text the engine still held back: not delivered.
     if (!(preempt && text.isEmpty())) {
       trackIds(rs, choice.tokenIds(), text);
+      checkReplay(rs, choice.tokenIds(), text, finish != null && !preempt);
     }
     ChoiceDelta delta = skipReplayed(rs, new ChoiceDelta(text, choice.logprobs(),
         preempt ? null : finish));
@@ -130,6 +138,22 @@ final class ChunkRelay {
       if (preempt) {
         attempt.result().preempted(client);
       }
+    }
+  }
+
+  /** Fails the stream as soon as a replay differs from what its client already has. */
+  private void checkReplay(RouteState rs, int[] ids, String text, boolean ended) {
+    if (rs.check == null) {
+      return;
+    }
+    String difference = rs.check.next(ids, text, ended);
+    if (difference != null) {
+      attempt.result().replayChecked(false);
+      throw UpstreamException.diverged(stream.engineId(), rs.route.clientIndex(), difference);
+    }
+    if (rs.check.complete()) {
+      attempt.result().replayChecked(true);
+      rs.check = null;
     }
   }
 
@@ -192,6 +216,11 @@ final class ChunkRelay {
       if (!sawDone) {
         return Future.failedFuture(UpstreamException.broken(stream.engineId(), "generation",
             "the stream ended before choice " + rs.route.clientIndex() + " finished"));
+      }
+      if (rs.check != null) {
+        attempt.result().replayChecked(false);
+        return Future.failedFuture(UpstreamException.diverged(stream.engineId(),
+            rs.route.clientIndex(), "the replay ended before reproducing what the client has"));
       }
       // [DONE] without a finish reason: an engine bug, but the answer is complete.
       LOG.warn("engine {} ended request {} without a finish reason for choice {}",

@@ -21,9 +21,12 @@ import org.slf4j.LoggerFactory;
  * (bounded), and the end: suffix, usage, the whole answer, or the error. Mode-specific engine
  * calls are the {@link Dispatcher}'s; this class never talks to an engine itself.
  *
- * <p>A failure after text reached a streaming client cannot be retried without the client
- * noticing, so it ends the stream with an error event. A non-streaming client has seen nothing
- * until the end, so its interrupted choices resume on another engine like preempted ones.
+ * <p>A failure after text was delivered (streamed to the client, or kept for a whole answer) is
+ * a <em>failover</em>: the unfinished choices resume on another engine, from prompt + delivered
+ * tokens (greedy) or as a replay checked against what the client has (sampling, or ids unknown),
+ * at most {@code maxFailovers} times per choice; the client sees one uninterrupted answer. While
+ * no engine can serve but one is on its way back (restarting), a request waits for it (within
+ * {@code busyWaitMs}).
  */
 public final class CompletionFlow implements RelayTarget {
 
@@ -31,7 +34,7 @@ public final class CompletionFlow implements RelayTarget {
 
   /** Bounds of one flow (from the router options). */
   public record Limits(int maxEngineAttempts, int maxPreemptRetries, int retryAfterSeconds,
-      long busyWaitMs) {}
+      long busyWaitMs, int maxFailovers) {}
 
   /** Back-off between tries on busy engines: 25 ms doubling to 500 ms. */
   static final Backoff BUSY_BACKOFF = Backoff.ofMillis(25, 500);
@@ -72,7 +75,7 @@ public final class CompletionFlow implements RelayTarget {
     this.limits = limits;
     this.metrics = metrics;
     this.planner = new ResumePlanner(deliveredTokens);
-    this.ledger = new ChoiceLedger(job.n());
+    this.ledger = new ChoiceLedger(job.n(), job.engineFields().getValue("stop") != null);
     this.chunks = new ClientChunks(job);
   }
 
@@ -103,6 +106,7 @@ public final class CompletionFlow implements RelayTarget {
     Attempt a = new Attempt(job, spec, engineRequestId, failedEngines, this, result);
     return dispatcher.run(a).transform(ar -> {
       result.outcomes().forEach(o -> ledger.record(o, spec.replay()));
+      metrics.replaysChecked(result.replaysMatched(), result.replaysDiffered());
       if (ar.succeeded()) {
         engineCompletionTokens += result.engineCompletionTokens();
         engineUsageExtra = result.engineUsageExtra();
@@ -113,6 +117,13 @@ public final class CompletionFlow implements RelayTarget {
       if (job.cancellation().cancelled()) {
         return Future.failedFuture(new ClientGoneException());
       }
+      if (err instanceof NoEngineAvailableException none && none.recovering()
+          && busyWaitedMs < limits.busyWaitMs()) {
+        // Engines are restarting (a crash, a world re-form): wait for them rather than fail. The
+        // ones this request saw fail come back as new processes, so they are tried again too.
+        failedEngines.clear();
+        return vertx.timer(busyDelay()).compose(v -> attempt(spec, tryNo));
+      }
       if (err instanceof NoEngineAvailableException && lastEngineFailure != null) {
         return Future.failedFuture(lastEngineFailure); // why the engines we had failed, not "none left"
       }
@@ -122,9 +133,7 @@ public final class CompletionFlow implements RelayTarget {
       if (ue.kind() == UpstreamException.Kind.BUSY && !result.deliveredAny()
           && busyWaitedMs < limits.busyWaitMs()) {
         // No room now (KV cache full): wait a little and try again, this engine included.
-        long delay = Math.min(BUSY_BACKOFF.delay(++busyWaits).toMillis(),
-            limits.busyWaitMs() - busyWaitedMs);
-        busyWaitedMs += delay;
+        long delay = busyDelay();
         LOG.debug("{}: {}; trying again in {} ms", engineRequestId, ue.getMessage(), delay);
         return vertx.timer(delay).compose(v -> attempt(spec, tryNo));
       }
@@ -139,17 +148,23 @@ public final class CompletionFlow implements RelayTarget {
         metrics.engineRetry();
         return attempt(spec, tryNo + 1);
       }
-      if (job.stream()) {
-        return Future.failedFuture(ue);
-      }
-      LOG.info("{}: {}; resuming its unfinished choices elsewhere", engineRequestId, ue.getMessage());
+      LOG.info("{}: {}; failing over: its unfinished choices resume on another engine",
+          engineRequestId, ue.getMessage());
       for (ChoiceRoute r : spec.routes()) {
         if (!r.drop() && !ledger.finished(r.clientIndex())) {
-          result.interrupted(r.clientIndex());
+          result.failedOver(r.clientIndex(), ue);
         }
       }
       return Future.succeededFuture(result);
     });
+  }
+
+  /** The next wait for busy or restarting engines, taken from the request's waiting budget. */
+  private long busyDelay() {
+    long delay = Math.min(BUSY_BACKOFF.delay(++busyWaits).toMillis(),
+        limits.busyWaitMs() - busyWaitedMs);
+    busyWaitedMs += delay;
+    return delay;
   }
 
   private Future<Void> resume(AttemptResult result) {
@@ -158,6 +173,14 @@ public final class CompletionFlow implements RelayTarget {
     }
     for (int i : result.toResume()) {
       ChoiceLedger.Choice c = ledger.get(i);
+      if (result.failedOver(i)) {
+        if (c.failovers >= limits.maxFailovers()) {
+          return Future.failedFuture(result.failure()); // the stream ends with the engine's error
+        }
+        c.failovers++;
+        metrics.failover();
+        continue;
+      }
       if (c.resumes >= limits.maxPreemptRetries()) {
         return Future.failedFuture(
             new PreemptedTooOftenException(i, c.resumes, limits.retryAfterSeconds()));

@@ -31,4 +31,17 @@ public record CompletionJob(String requestId, long created, String responseModel
   public boolean greedy() {
     return temperature == 0.0;
   }
+
+  /**
+   * Whether a resumed choice may continue from prompt + delivered tokens: greedy decoding without
+   * frequency or presence penalties (which count the generated tokens, not the prompt's).
+   */
+  public boolean continuable() {
+    return greedy() && isZero(engineFields.getValue("frequency_penalty"))
+        && isZero(engineFields.getValue("presence_penalty"));
+  }
+
+  private static boolean isZero(Object value) {
+    return value == null || (value instanceof Number n && n.doubleValue() == 0);
+  }
 }

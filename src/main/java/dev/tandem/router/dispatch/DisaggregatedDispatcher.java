@@ -2,17 +2,17 @@ package dev.tandem.router.dispatch;
 
 import static dev.tandem.config.RouterOptions.PD_BALANCE_FACTOR;
 import static dev.tandem.config.RouterOptions.PREP_RECV_TIMEOUT;
-import static dev.tandem.config.RouterOptions.RELEASE_TIMEOUT;
 import static dev.tandem.config.RouterOptions.REMOTE_SEND_TIMEOUT;
 import static dev.tandem.config.RouterOptions.REQUEST_TOKEN_IDS;
 
+import dev.tandem.bus.EngineRole;
 import dev.tandem.bus.EngineStatus;
 import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.router.policy.CacheAwarePolicy;
+import dev.tandem.kv.KvAppendMetadata;
 import dev.tandem.router.policy.EngineSnapshot;
 import dev.tandem.router.policy.PdSplitPolicy;
 import dev.tandem.router.policy.KvWindow;
-import dev.tandem.router.upstream.Cancellation;
 import dev.tandem.router.upstream.UpstreamException;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
@@ -36,10 +36,13 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code start_generate} on D with {@code begin = end}, relayed to the client.
  * </ol>
  *
- * If no prefill engine is READY, D serves the request whole with a plain {@code /v1/completions}
- * (with batch-invariant engines the answer is the same as the disaggregated one). Whatever
+ * If no prefill engine is READY (in D's world, and that world whole), D serves the request
+ * whole with a plain {@code /v1/completions} (with batch-invariant engines the answer is the
+ * same as the disaggregated one). Whatever
  * happens after {@code prep_recv} was sent (error, preempt, client gone, timeout), D's parked
- * reservation is released through the engine's release endpoint before the attempt ends.
+ * reservation is released before the attempt ends, as D's kind allows ({@link Reservation}).
+ * Every window is checked before the call that carries it, so that no call can trip a fatal
+ * check inside an MLC engine (reference §6 item 13).
  * In-flight units are held on D for the whole attempt and on P during its {@code remote_send}.
  */
 public final class DisaggregatedDispatcher implements Dispatcher {
@@ -64,13 +67,15 @@ public final class DisaggregatedDispatcher implements Dispatcher {
     CacheAwarePolicy.Choice dChoice = calls.policy.chooseDecode(engines, a.excluded(), prompt)
         .orElse(null);
     if (dChoice == null) {
-      return Future.failedFuture(calls.noEngine("decode"));
+      return Future.failedFuture(calls.noEngine("decode", EngineRole::canDecode));
     }
     EngineSnapshot d = dChoice.engine();
+    EngineStatus decode = calls.status(d);
     JsonObject routing = calls.chosen("decode", dChoice);
     a.result().routing(routing);
     Set<Integer> notP = new HashSet<>(a.excluded());
     notP.add(d.id());
+    notP.addAll(calls.cannotSendTo(decode)); // not in D's world, or that world is not whole
     // D's prefill queue: requests it has not admitted yet (its running ones are mostly decoding)
     long dQueue = d.gauges() == null ? 0 : d.gauges().waiting();
     PdSplitPolicy.Decision split = calls.split.decide(prompt.length, dChoice.predictedMatch(),
@@ -79,7 +84,6 @@ public final class DisaggregatedDispatcher implements Dispatcher {
     routing.put("pd", new JsonObject().put("policy", calls.split.options().mode().wireName())
         .put("decision", split.kind().label()).put("balance_factor", split.balanceFactor())
         .put("why", split.why()));
-    EngineStatus decode = calls.status(d);
     JsonObject body = EngineBodies.generation(a, calls.options.get(REQUEST_TOKEN_IDS));
     if (split.kind() == PdSplitPolicy.Kind.DECODE_ONLY) {
       LOG.debug("{}: engine {} prefills itself ({})", a.engineRequestId(), d.id(), split.why());
@@ -109,24 +113,27 @@ public final class DisaggregatedDispatcher implements Dispatcher {
   private Future<Void> disaggregate(Attempt a, EngineStatus decode, EngineStatus prefill,
       KvWindow window, JsonObject body) {
     Reservation reservation = new Reservation(decode, a.engineRequestId(), calls.metrics);
-    Future<Void> work = prepRecv(a, decode, window, body, reservation)
+    JsonObject start = EngineBodies.startGenerate(body, window.end());
+    Future<Void> work = prepRecv(a, decode, prefill, window, body, reservation)
         .compose(matched -> window.needsRemoteSend(matched)
             ? remoteSend(a, prefill, decode, window, matched, body, reservation.metadata)
             : Future.<Void>succeededFuture())
-        .compose(v -> calls.generate(a, decode, EngineApi.START_GENERATE,
-            EngineBodies.startGenerate(body, window.end()), reservation::consumed));
+        .compose(v -> {
+          reservation.startSent = true;
+          return calls.generate(a, decode, EngineApi.START_GENERATE, start, reservation::consumed);
+        });
     return work.transform(ar -> {
       if (ar.succeeded() && !a.result().sawPreempt()) {
         return Future.<Void>succeededFuture();
       }
-      return release(reservation).transform(x -> ar.succeeded()
+      return reservation.release(calls, start).transform(x -> ar.succeeded()
           ? Future.<Void>succeededFuture() : Future.<Void>failedFuture(ar.cause()));
     });
   }
 
   /** prep_recv on D; completes with D's prefix-matched length, validated against the window. */
-  private Future<Integer> prepRecv(Attempt a, EngineStatus decode, KvWindow window,
-      JsonObject body, Reservation reservation) {
+  private Future<Integer> prepRecv(Attempt a, EngineStatus decode, EngineStatus prefill,
+      KvWindow window, JsonObject body, Reservation reservation) {
     reservation.sent = true;
     return calls.client.postJson(decode.id(), decode.url(), EngineApi.PREP_RECV,
             EngineBodies.prepRecv(body, window.end()), "prep_recv",
@@ -150,8 +157,27 @@ public final class DisaggregatedDispatcher implements Dispatcher {
             return Future.failedFuture(UpstreamException.protocol(decode.id(), "prep_recv",
                 "prefix_matched_length " + m + " outside [0, " + window.end() + "]"));
           }
+          // A wrong slot count trips a fatal check in an MLC prefill engine's loop (a builtin
+          // one answers 400 itself): such metadata never reaches it.
+          String slots = prefill.isMlc() && window.needsRemoteSend(m.intValue())
+              ? checkSlots(md, window.end() - m.intValue()) : null;
+          if (slots != null) {
+            return Future.failedFuture(UpstreamException.protocol(decode.id(), "prep_recv",
+                "kv_append_metadata " + slots));
+          }
           return Future.succeededFuture(m.intValue());
         });
+  }
+
+  /** Null when {@code metadata} names exactly {@code expected} slots, else what is wrong. */
+  private static String checkSlots(String metadata, int expected) {
+    try {
+      int slots = KvAppendMetadata.decode(metadata).length;
+      return slots == expected ? null
+          : "names " + slots + " slots for a window of " + expected + " tokens";
+    } catch (IllegalArgumentException e) {
+      return "is malformed: " + e.getMessage();
+    }
   }
 
   private Future<Void> remoteSend(Attempt a, EngineStatus prefill, EngineStatus decode,
@@ -161,63 +187,5 @@ public final class DisaggregatedDispatcher implements Dispatcher {
             prefill.url(), EngineApi.REMOTE_SEND, send, "remote_send",
             calls.options.get(REMOTE_SEND_TIMEOUT).toMillis(), a.cancellation()))
         .mapEmpty();
-  }
-
-  /** Best-effort release of D's parked request; never fails the attempt on its own. */
-  private Future<Void> release(Reservation reservation) {
-    if (!reservation.sent) {
-      return Future.succeededFuture();
-    }
-    EngineStatus d = reservation.engine;
-    return calls.client.postJson(d.id(), d.url(), EngineApi.RELEASE,
-            EngineBodies.release(reservation.engineRequestId), "release",
-            calls.options.get(RELEASE_TIMEOUT).toMillis(), Cancellation.NONE)
-        .transform(ar -> {
-          if (ar.failed()) {
-            LOG.debug("{}: release on engine {}: {}", reservation.engineRequestId, d.id(),
-                ar.cause().getMessage());
-          }
-          reservation.closed(true, ar.failed());
-          return Future.<Void>succeededFuture();
-        });
-  }
-
-  /**
-   * D's parked request for one attempt. "Open" from a successful prep_recv until start_generate
-   * claims it or it is released; the router's {@code tandem_reservations_open} counts these.
-   */
-  private static final class Reservation {
-    final EngineStatus engine;
-    final String engineRequestId;
-    final RouterMetrics metrics;
-    boolean sent;
-    boolean open;
-    String metadata;
-
-    Reservation(EngineStatus engine, String engineRequestId, RouterMetrics metrics) {
-      this.engine = engine;
-      this.engineRequestId = engineRequestId;
-      this.metrics = metrics;
-    }
-
-    void opened(String metadata) {
-      this.metadata = metadata;
-      if (!open) {
-        open = true;
-        metrics.reservationOpened();
-      }
-    }
-
-    /** start_generate found the parked request: it is the engine's running request now. */
-    void consumed() {
-      closed(false, false);
-    }
-
-    void closed(boolean explicitly, boolean failed) {
-      if (open) {
-        open = false;
-        metrics.reservationClosed(explicitly, failed);
-      }
-    }
   }
 }

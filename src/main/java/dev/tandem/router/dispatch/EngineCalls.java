@@ -5,6 +5,8 @@ import static dev.tandem.config.RouterOptions.FIRST_CHUNK_TIMEOUT;
 import static dev.tandem.config.RouterOptions.RETRY_AFTER_SECONDS;
 import static dev.tandem.config.RouterOptions.START_GENERATE_TIMEOUT;
 
+import dev.tandem.bus.EngineRole;
+import dev.tandem.bus.EngineState;
 import dev.tandem.bus.EngineStatus;
 import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.config.RouterOptions;
@@ -16,6 +18,10 @@ import dev.tandem.router.registry.EngineRegistry;
 import dev.tandem.router.upstream.EngineClient;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * What both dispatchers share: the registry, the policies, the engine client, the options, and
@@ -73,10 +79,40 @@ final class EngineCalls {
     return registry.status(snapshot.id()).orElseThrow();
   }
 
-  NoEngineAvailableException noEngine(String what) {
+  /**
+   * Engines that cannot ship KV to {@code decode} now: those of another world (another epoch, or
+   * none), and every other engine while {@code decode}'s world is fixed and broken (one of its
+   * members is not READY: NVSHMEM does not survive a lost member; the supervisor re-forms the
+   * world, and until then decode engines prefill alone).
+   */
+  Set<Integer> cannotSendTo(EngineStatus decode) {
+    EngineStatus.World world = decode.world();
+    Set<Integer> out = new HashSet<>();
+    if (world == null) {
+      return out; // no world known: the engines answer for themselves
+    }
+    List<EngineStatus> all = registry.statuses();
+    boolean broken = world.fixed() && all.stream().anyMatch(e -> e.world() != null
+        && e.world().epoch() == world.epoch() && e.state() != EngineState.READY);
+    for (EngineStatus e : all) {
+      if (broken || e.world() == null || e.world().epoch() != world.epoch()) {
+        out.add(e.id());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * No READY engine for {@code what}; {@code fits} tells which roles could serve, so that the
+   * failure says whether one of those is on its way back (a request then waits for it). An
+   * UNHEALTHY engine may hang for good; only one starting or restarting counts.
+   */
+  NoEngineAvailableException noEngine(String what, Predicate<EngineRole> fits) {
+    boolean recovering = registry.statuses().stream().anyMatch(s -> fits.test(s.role())
+        && (s.state() == EngineState.STARTING || s.state() == EngineState.RESTARTING));
     return new NoEngineAvailableException("no " + what + " engine is ready; "
-        + registry.statuses().size() + " known, " + registry.ready().size() + " ready",
-        options.get(RETRY_AFTER_SECONDS));
+        + registry.statuses().size() + " known, " + registry.ready().size() + " ready"
+        + (recovering ? ", some restarting" : ""), options.get(RETRY_AFTER_SECONDS), recovering);
   }
 
   /**

@@ -16,10 +16,12 @@ import java.util.List;
  *       batch-invariant engine, which computes the same logits for a token whether it was decoded
  *       or is part of a prompt. Needs the delivered token ids: from the chunks if the engine names
  *       them, else from its usage record, matched against the delivered text.
- *   <li><b>replay</b> (sampling, or ids unknown): the original request again, same n and seed,
- *       cutting from each choice what was delivered and dropping finished choices. Exact on a
- *       deterministic engine; continuing would shift a seeded random stream instead. Sampling
- *       requests always carry a seed (the router picks one when the client did not).
+ *   <li><b>replay</b> (sampling, penalties, or ids unknown): the original request again, same
+ *       n and seed, cutting from each choice what was delivered and dropping finished choices.
+ *       Exact on a deterministic engine; continuing would shift a seeded random stream instead
+ *       (and would count delivered tokens as prompt, which frequency and presence penalties do
+ *       not). Sampling requests always carry a seed (the router picks one when the client did
+ *       not). The relay checks the replay against what was delivered ({@link ReplayCheck}).
  * </ul>
  *
  * Known limit of continuing: a stop string that spans the resume point is not detected.
@@ -35,7 +37,7 @@ final class ResumePlanner {
 
   Future<ResumePlan> plan(CompletionJob job, ChoiceLedger ledger, Collection<Integer> choices,
       boolean replayMode) {
-    if (replayMode || !job.greedy()) {
+    if (replayMode || !job.continuable()) {
       return Future.succeededFuture(replay(job, ledger, choices));
     }
     List<Future<Void>> resolving = new ArrayList<>();
@@ -95,12 +97,14 @@ final class ResumePlanner {
     List<ChoiceRoute> routes = new ArrayList<>();
     for (int i = 0; i < job.n(); i++) {
       ChoiceLedger.Choice c = ledger.get(i);
-      if (choices.contains(i)) {
-        c.unresolved = null; // the replay's own token record replaces it
+      if (!choices.contains(i)) {
+        routes.add(ChoiceRoute.dropped(i));
+        continue;
       }
-      routes.add(choices.contains(i)
-          ? new ChoiceRoute(i, c.text.length(), c.logprobEntries, false)
-          : ChoiceRoute.dropped(i));
+      // The replay must reproduce the delivered text, token by token where the ids are known.
+      int[] ids = c.idsComplete && c.unresolved == null ? c.tokenIds() : null;
+      c.unresolved = null; // the replay's own token record replaces it
+      routes.add(ChoiceRoute.replay(i, c.text.toString(), ids, c.logprobEntries));
     }
     return new ResumePlan(List.of(new AttemptSpec(job.promptIds(), job.n(), job.maxTokens(), routes,
         true, "replay of choices " + choices)), List.of(), true);

@@ -24,7 +24,7 @@ public final class RoundRobinDispatcher implements Dispatcher {
     CacheAwarePolicy.Choice pick = calls.policy.chooseWhole(calls.registry.snapshot(), a.excluded(),
         prompt).orElse(null);
     if (pick == null) {
-      return Future.failedFuture(calls.noEngine("usable"));
+      return Future.failedFuture(calls.noEngine("usable", role -> true));
     }
     a.result().routing(calls.chosen("whole", pick));
     EngineStatus engine = calls.status(pick.engine());

@@ -36,6 +36,12 @@ public final class RouterMetrics {
       "Choices resumed after a preempt or interruption.");
   private final Counter resumeContinued = resumeAttempts("continue");
   private final Counter resumeReplayed = resumeAttempts("replay");
+  private final Counter failovers = counter("tandem_router_failovers_total",
+      "Choices resumed on another engine after theirs failed mid-answer.");
+  private final Counter replaysMatched = replayChecks("match");
+  private final Counter replaysDiffered = replayChecks("mismatch");
+  private final Counter mlcReleases = counter("tandem_reservation_abort_releases_total",
+      "Reservations of MLC engines freed by start_generate and an immediate disconnect.");
   private final Counter clientsGone = counter("tandem_router_clients_gone_total",
       "Requests whose client went away.");
   private final AtomicLong reservationsOpen = new AtomicLong();
@@ -123,6 +129,26 @@ public final class RouterMetrics {
     predictedPrefixTokens.increment(tokens);
   }
 
+  /** A choice moved to another engine after its engine failed mid-answer. */
+  public void failover() {
+    failovers.increment();
+  }
+
+  /** Replays checked against what their clients had: how many matched, how many differed. */
+  public void replaysChecked(int matched, int differed) {
+    if (matched > 0) {
+      replaysMatched.increment(matched);
+    }
+    if (differed > 0) {
+      replaysDiffered.increment(differed);
+    }
+  }
+
+  /** An MLC reservation was released the only way MLC allows: start it, then disconnect. */
+  public void abortRelease() {
+    mlcReleases.increment();
+  }
+
   public void reservationOpened() {
     reservationsOpen.incrementAndGet();
   }
@@ -192,6 +218,12 @@ public final class RouterMetrics {
   private Counter resumeAttempts(String how) {
     return Counter.builder("tandem_router_resume_attempts_total").tag("how", how)
         .description("Attempts that resumed choices: continued from the delivered tokens, or replayed.")
+        .register(registry);
+  }
+
+  private Counter replayChecks(String result) {
+    return Counter.builder("tandem_router_replay_checks_total").tag("result", result)
+        .description("Replayed choices checked against the text (and token ids) the client had.")
         .register(registry);
   }
 

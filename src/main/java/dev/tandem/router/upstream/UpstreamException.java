@@ -25,7 +25,13 @@ public final class UpstreamException extends ApiError {
     /** The engine answered 4xx: it rejected the request. */
     REJECTED,
     /** The engine answered something that does not follow the protocol. */
-    PROTOCOL
+    PROTOCOL,
+    /**
+     * A replay (after a preempt or a failover) generated something else than what the client
+     * already has: the engines are not deterministic for this request. Never retried: the client
+     * gets an error rather than text that does not continue its own.
+     */
+    DIVERGED
   }
 
   private final Kind kind;
@@ -78,6 +84,16 @@ public final class UpstreamException extends ApiError {
             + " outside the protocol: " + detail, null);
   }
 
+  /**
+   * A replayed choice differs from what was delivered: {@code what} names the first difference.
+   */
+  public static UpstreamException diverged(int engineId, int clientChoice, String what) {
+    return new UpstreamException(Kind.DIVERGED, engineId, 502, "upstream_error", "replay_mismatch",
+        null, "engine " + engineId + " replayed choice " + clientChoice + " differently from what"
+            + " was already sent (" + what + "); the request cannot continue without changing"
+            + " delivered text", null);
+  }
+
   public Kind kind() {
     return kind;
   }
@@ -88,7 +104,7 @@ public final class UpstreamException extends ApiError {
 
   /** Another engine may succeed where this one failed. */
   public boolean retriable() {
-    return kind != Kind.REJECTED;
+    return kind != Kind.REJECTED && kind != Kind.DIVERGED;
   }
 
   private static String describe(Throwable t) {

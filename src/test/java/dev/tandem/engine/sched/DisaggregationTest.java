@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.api.ApiError;
-import dev.tandem.engine.kv.KvAppendMetadata;
+import dev.tandem.kv.KvAppendMetadata;
 import dev.tandem.kv.KvRows;
 import dev.tandem.kv.KvTransferException;
 import java.time.Duration;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.tandem.engine.kv.KvAppendMetadata;
+import dev.tandem.kv.KvAppendMetadata;
 import dev.tandem.world.WorldRoot;
 import dev.tandem.testing.FreePorts;
 import dev.tandem.testing.TinyModel;

@@ -15,6 +15,7 @@ import static dev.tandem.config.RouterOptions.ROUTER_HOST;
 import static dev.tandem.config.RouterOptions.ROUTER_MODE;
 import static dev.tandem.config.RouterOptions.ROUTER_PORT;
 
+import dev.tandem.bus.Addresses;
 import dev.tandem.config.RouterConfig;
 import dev.tandem.config.RouterMode;
 import dev.tandem.config.RouterOptions;
@@ -28,6 +29,8 @@ import dev.tandem.testing.TinyModel;
 import dev.tandem.tokenizer.TextTokenizer;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
 import java.io.IOException;
 import java.net.URI;
@@ -58,23 +61,36 @@ final class TandemFleet {
   private volatile TextTokenizer tokenizer;
   private String supervisor;
 
-  private TandemFleet(Vertx vertx, Path dir, String engineOverrides) throws IOException {
+  private TandemFleet(Vertx vertx, Path dir, String engineOverrides,
+      UnaryOperator<RouterConfig> fleetOptions) throws IOException {
     this.vertx = vertx;
     int[] ports = FreePorts.of(4);
-    config = new RouterConfig().set(MODEL, model.toString()).set(ROUTER_PORT, ports[3])
+    config = fleetOptions.apply(new RouterConfig().set(MODEL, model.toString()).set(ROUTER_PORT, ports[3])
         .set(ENDPOINT_PORTS, List.of(ports[0], ports[1], ports[2]))
         .set(ROUTER_MODE, RouterMode.DISAGG)
         .set(LOG_DIR, dir.resolve("logs").toString()).set(ENGINE_JVM_OPTS, List.of("-Xmx256m"))
         .set(ENGINE_OVERRIDES, engineOverrides)
         .set(STARTUP_TIMEOUT, Duration.ofSeconds(120)).set(HEALTH_INTERVAL, Duration.ofMillis(500))
         .set(HEALTH_TIMEOUT, Duration.ofSeconds(2)).set(STOP_GRACE, Duration.ofSeconds(5))
-        .set(RESTART_BACKOFF, Duration.ofMillis(200)).set(LOAD_REPORT_INTERVAL, Duration.ofMillis(250));
+        .set(RESTART_BACKOFF, Duration.ofMillis(200)).set(LOAD_REPORT_INTERVAL, Duration.ofMillis(250)));
   }
 
   /** Deploys the supervisor with its engines and disagg router; logs go to {@code dir/logs}. */
   static Future<TandemFleet> start(Vertx vertx, Path dir, String engineOverrides,
       UnaryOperator<RouterOptions> routerOptions) throws IOException {
-    TandemFleet fleet = new TandemFleet(vertx, dir, engineOverrides);
+    return start(vertx, dir, engineOverrides, routerOptions, c -> c);
+  }
+
+  /** The same fleet with some of its own options changed (e.g. a fixed world). */
+  static Future<TandemFleet> start(Vertx vertx, Path dir, UnaryOperator<RouterConfig> fleetOptions)
+      throws IOException {
+    return start(vertx, dir, null, o -> o, fleetOptions);
+  }
+
+  private static Future<TandemFleet> start(Vertx vertx, Path dir, String engineOverrides,
+      UnaryOperator<RouterOptions> routerOptions, UnaryOperator<RouterConfig> fleetOptions)
+      throws IOException {
+    TandemFleet fleet = new TandemFleet(vertx, dir, engineOverrides, fleetOptions);
     SupervisorVerticle sv = new SupervisorVerticle(fleet.config, (cfg, tok) -> {
       fleet.tokenizer = tok;
       return RouterVerticle.forModelDir(routerOptions.apply(cfg.routerOptions()),
@@ -157,6 +173,25 @@ final class TandemFleet {
             && (c.contains(flag + " ") || c.endsWith(flag))).orElse(false))
         .mapToLong(ProcessHandle::pid).findFirst()
         .orElseThrow(() -> new AssertionError("no process of engine " + id + " (" + flag + ")"));
+  }
+
+  /**
+   * The supervisor's whole answer to {@link Addresses#FLEET_QUERY}: every engine's status with its
+   * pid, generation and world, the mode, the engine kind and the world (epoch, uid, fixed). Read
+   * through the disagg router's {@code GET /fleet}, which relays that query, so that blocking test
+   * bodies read it as they read everything else: over plain HTTP.
+   */
+  JsonObject fleetView() {
+    HttpResponse<String> r = get(routerPort(), "/fleet");
+    if (r.statusCode() != 200) {
+      throw new IllegalStateException("GET /fleet: " + r.statusCode() + " " + r.body());
+    }
+    return new JsonObject(r.body());
+  }
+
+  /** The supervisor's view of every engine (status, pid, generation), in engine id order. */
+  JsonArray fleet() {
+    return fleetView().getJsonArray("engines");
   }
 
   /** Sum of the router's per-engine in-flight counters, from its /metrics page. */

@@ -61,6 +61,7 @@ public final class FaultInjectingFakeEngine {
   private volatile boolean chunkTokenIds;
   private volatile int padding;
   private volatile boolean sawBackPressure;
+  private volatile int tokenShift;
   private HttpServer server;
 
   public FaultInjectingFakeEngine(Vertx vertx) {
@@ -100,6 +101,15 @@ public final class FaultInjectingFakeEngine {
   /** Makes every token's text {@code bytes} longer (to fill buffers in back-pressure tests). */
   public FaultInjectingFakeEngine padding(int bytes) {
     padding = bytes;
+    return this;
+  }
+
+  /**
+   * Makes this engine's "model" differ from the others' by {@code shift} (a replay on it then
+   * generates other tokens): the stand-in for an engine that is not deterministic.
+   */
+  public FaultInjectingFakeEngine tokenShift(int shift) {
+    tokenShift = shift;
     return this;
   }
 
@@ -305,7 +315,7 @@ public final class FaultInjectingFakeEngine {
     JsonArray choices = new JsonArray();
     for (int i = 0; i < seqs.size(); i++) {
       List<Integer> s = seqs.get(i);
-      int t = nextToken(s, seed, temperature, i, done);
+      int t = 10 + Math.floorMod(nextToken(s, seed, temperature, i, done) - 10 + tokenShift, 50);
       s.add(t);
       JsonObject c = new JsonObject().put("index", i).put("text", text(t) + "~".repeat(padding))
           .put("logprobs", logprobs ? new JsonObject().put("text_offset", null)

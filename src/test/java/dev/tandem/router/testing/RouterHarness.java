@@ -197,6 +197,19 @@ public final class RouterHarness {
         })));
   }
 
+  /**
+   * A client that sends a request and closes its connection {@code ms} later, whatever it has been
+   * answered by then; completes once the connection is closed.
+   */
+  public Future<Void> postAndLeaveAfter(String path, JsonObject body, long ms) {
+    return onContext(() -> http.request(post(path)).compose(req -> {
+      req.send(body.encode()); // its answer, if any, is not read: the client goes
+      Promise<Void> gone = Promise.promise();
+      vertx.setTimer(ms, t -> req.connection().close().onComplete(gone));
+      return gone.future();
+    }));
+  }
+
   /** Polls {@code check} until it answers true (see {@link Eventually}). */
   public Future<Void> until(String what, long timeoutMs, Supplier<Future<Boolean>> check) {
     return Eventually.until(vertx, Duration.ofMillis(timeoutMs), what, check);

@@ -1,4 +1,4 @@
-package dev.tandem.engine.kv;
+package dev.tandem.kv;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -11,7 +11,9 @@ import java.util.List;
  * MLC's {@code kv_append_metadata}: the slots a receiver reserved, compressed into runs
  * {@code [k, start1, len1, ..., startk, lenk]}, written as compact JSON, prefixed with its byte
  * length as a u64 little-endian (TVM's string serializer) and base64-encoded with padding.
- * {@code [0]} means nothing to send. One group (one model) only.
+ * {@code [0]} means nothing to send. One group (one model) only. Shared by the builtin engine
+ * (which writes and reads it) and the router (which counts its slots before it hands it to a
+ * prefill engine: a wrong count is a fatal check inside an MLC engine, reference §6 item 13).
  */
 public final class KvAppendMetadata {
   private KvAppendMetadata() {}

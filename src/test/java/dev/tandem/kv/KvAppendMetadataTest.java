@@ -1,4 +1,4 @@
-package dev.tandem.engine.kv;
+package dev.tandem.kv;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
