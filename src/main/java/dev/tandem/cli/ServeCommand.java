@@ -2,6 +2,7 @@ package dev.tandem.cli;
 
 import dev.tandem.chat.ChatSetup;
 import dev.tandem.engine.model.CoreBudget;
+import dev.tandem.engine.model.GenerationConfig;
 import dev.tandem.engine.model.LlamaModel;
 import dev.tandem.engine.model.ModelLoadException;
 import dev.tandem.engine.sched.Engine;
@@ -117,6 +118,10 @@ public final class ServeCommand implements Callable<Integer> {
       description = "Seconds to wait for every PE of the KV world to join (Tandem extension).")
   long worldJoinTimeoutSeconds;
 
+  private static double orOne(Double value) {
+    return value == null ? 1.0 : value;
+  }
+
   @Override
   public Integer call() throws Exception {
     try {
@@ -143,10 +148,12 @@ public final class ServeCommand implements Callable<Integer> {
     }, runnable -> new Thread(runnable, "tandem-serve-chat-template").start());
     long t0 = System.nanoTime();
     LlamaModel llama;
+    GenerationConfig generation;
     TextTokenizer tokenizer;
     ChatSetup chat;
     try {
       llama = LlamaModel.load(dir, cores.threads());
+      generation = GenerationConfig.load(dir);
       tokenizer = DjlTokenizer.load(dir);
     } catch (ModelLoadException | IOException e) {
       System.err.println("tandem serve: cannot load model " + dir + ": " + e.getMessage());
@@ -175,10 +182,14 @@ public final class ServeCommand implements Callable<Integer> {
       vertxStarting.thenAccept(Vertx::close);
       throw new ParameterException(spec.commandLine(), "tandem serve: " + e.getMessage());
     }
-    Engine engine = new Engine(ForwardModel.of(llama), tokenizer, options);
+    Engine engine = new Engine(ForwardModel.of(llama), tokenizer, options, generation);
+    LOG.info("stop token ids {}; sampling defaults for requests that set none: temperature {}, top_p {}{}",
+        java.util.Arrays.toString(generation.stopTokenIds(llama.config())), orOne(generation.temperature()),
+        orOne(generation.topP()), generation.topK() == null ? ""
+            : " (generation_config.json's top_k " + generation.topK() + " is not applied: no top-k sampling)");
     engine.start();
-    LOG.info("model {} loaded in {} ms: {} layers, vocab {}, context {}; computing on {}, {} kernels", dir,
-        (System.nanoTime() - t0) / 1_000_000, llama.config().numLayers(),
+    LOG.info("model {} ({}) loaded in {} ms: {} layers, vocab {}, context {}; computing on {}, {} kernels", dir,
+        llama.config().family().id(), (System.nanoTime() - t0) / 1_000_000, llama.config().numLayers(),
         llama.config().vocabSize(), options.maxSequenceLength(), cores.describe(), LlamaModel.kernels());
 
     EngineWorld world = null;

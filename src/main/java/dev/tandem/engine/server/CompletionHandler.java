@@ -33,7 +33,7 @@ final class CompletionHandler {
   void completions(RoutingContext rc) {
     CompletionRequest request;
     try {
-      request = CompletionRequest.parse(CompletionRequest.parseObject(rc.body().buffer()));
+      request = CompletionRequest.parse(preparer.body(rc.body().buffer()));
     } catch (ApiError e) {
       ErrorResponses.send(rc.response(), e);
       return;
@@ -68,7 +68,7 @@ final class CompletionHandler {
     CompletionRequest request;
     int begin;
     try {
-      JsonObject body = CompletionRequest.parseObject(rc.body().buffer());
+      JsonObject body = preparer.body(rc.body().buffer());
       request = CompletionRequest.parse(body);
       begin = JsonFields.requireInt(body, "begin");
       requireUser(request, "start_generate");
