@@ -2,6 +2,7 @@ package dev.tandem.cli;
 
 import dev.tandem.chat.ChatSetup;
 import dev.tandem.engine.model.CoreBudget;
+import dev.tandem.engine.model.GenerationConfig;
 import dev.tandem.engine.model.LlamaModel;
 import dev.tandem.engine.model.ModelLoadException;
 import dev.tandem.engine.sched.Engine;
@@ -123,6 +124,10 @@ public final class ServeCommand implements Callable<Integer> {
           + " h100-llama3-70b-tp4, a100-llama2-13b; or a JSON file). Default: h100-llama3-8b.")
   String simProfile;
 
+  private static double orOne(Double value) {
+    return value == null ? 1.0 : value;
+  }
+
   @Override
   public Integer call() throws Exception {
     try {
@@ -179,7 +184,12 @@ public final class ServeCommand implements Callable<Integer> {
     }
     TextTokenizer tokenizer = served.tokenizer();
     EngineOptions options = served.options();
-    Engine engine = new Engine(served.model(), tokenizer, options);
+    GenerationConfig generation = served.generation();
+    Engine engine = new Engine(served.model(), tokenizer, options, generation);
+    LOG.info("stop token ids {}; sampling defaults for requests that set none: temperature {},"
+        + " top_p {}{}", java.util.Arrays.toString(generation.stopTokenIds(served.model().config())),
+        orOne(generation.temperature()), orOne(generation.topP()),
+        generation.topK() == null ? "" : ", top_k " + generation.topK());
     engine.start();
     LOG.info("{} loaded in {} ms: vocab {}, context {}", served.description(),
         (System.nanoTime() - t0) / 1_000_000, served.model().config().vocabSize(),
@@ -250,8 +260,9 @@ public final class ServeCommand implements Callable<Integer> {
       tokenizer.close();
       throw e;
     }
-    return new ServedModel(ForwardModel.of(llama), tokenizer, options, w -> w,
-        "model " + dir + " (" + llama.config().numLayers() + " layers; computing on "
+    return new ServedModel(ForwardModel.of(llama), tokenizer, options, GenerationConfig.load(dir),
+        w -> w, "model " + dir + " (" + llama.config().family().id() + ", "
+            + llama.config().numLayers() + " layers; computing on "
             + cores.describe() + ", " + LlamaModel.kernels() + " kernels)");
   }
   /**

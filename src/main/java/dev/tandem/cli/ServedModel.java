@@ -1,5 +1,6 @@
 package dev.tandem.cli;
 
+import dev.tandem.engine.model.GenerationConfig;
 import dev.tandem.engine.sched.EngineOptions;
 import dev.tandem.engine.sched.ForwardModel;
 import dev.tandem.kv.KvWorld;
@@ -8,7 +9,8 @@ import java.util.function.UnaryOperator;
 
 /**
  * What {@code tandem serve} runs: the model (real or simulated), its tokenizer, the engine's
- * limits, and how the engine sees the KV world it joined (a simulated engine paces transfers).
+ * limits, the model's stop ids and sampling defaults ({@code generation_config.json}), and how
+ * the engine sees the KV world it joined (a simulated engine paces transfers).
  */
 record ServedModel(ForwardModel model, TextTokenizer tokenizer, EngineOptions options,
-    UnaryOperator<KvWorld> worldView, String description) {}
+    GenerationConfig generation, UnaryOperator<KvWorld> worldView, String description) {}

@@ -1,5 +1,6 @@
 package dev.tandem.cli;
 
+import dev.tandem.engine.model.GenerationConfig;
 import dev.tandem.engine.model.LlamaConfig;
 import dev.tandem.engine.model.ModelLoadException;
 import dev.tandem.engine.server.EngineOverrides;
@@ -41,7 +42,8 @@ final class SimServe {
     SimForwardModel model = new SimForwardModel(vocab, timing, Pacer.REAL);
     var options = SimSizing.size(model, timing, mode, overrides, prefixCache, parkedTtl);
     TextTokenizer tokenizer = DjlTokenizer.load(dir);
-    return new ServedModel(model, tokenizer, options, world -> new PacedKvWorld(world, timing),
+    return new ServedModel(model, tokenizer, options, GenerationConfig.load(dir),
+        world -> new PacedKvWorld(world, timing),
         "simulated " + profile.model().name() + " on " + profile.gpu().count() + " x "
             + profile.gpu().name() + " (profile " + profile.name() + ", "
             + options.numKvPages() + " KV pages, vocabulary of " + dir + ")");

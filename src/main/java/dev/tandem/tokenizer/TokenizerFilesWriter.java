@@ -12,7 +12,9 @@ import java.util.List;
 
 /**
  * Writes {@code tokenizer.json} (Hugging Face tokenizers format, byte-level BPE) and
- * {@code tokenizer_config.json} (special tokens, ChatML chat template) for a random model.
+ * {@code tokenizer_config.json} (special tokens, chat template) for a random model: Tandem's
+ * original layout ({@link #ORIGINAL}: three ChatML specials first), or a family's
+ * ({@link TokenizerSpec}).
  */
 public final class TokenizerFilesWriter {
   public static final String END_OF_TEXT = "<|endoftext|>";
@@ -24,14 +26,27 @@ public final class TokenizerFilesWriter {
       "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content']"
       + " + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
 
+  /** The layout {@code make-model --family llama} has always written. */
+  public static final TokenizerSpec ORIGINAL = new TokenizerSpec(
+      SPECIALS.stream().map(s -> new TokenizerSpec.AddedToken(s, true)).toList(), true, END_OF_TEXT,
+      END_OF_TEXT, END_OF_TEXT, END_OF_TEXT, List.of(IM_START, IM_END), CHAT_TEMPLATE, "GPT2Tokenizer");
+
   private TokenizerFilesWriter() {}
 
   public static void write(Path dir, int vocabSize, int maxLength, long seed) throws IOException {
-    ByteLevelBpe.Vocabulary v = ByteLevelBpe.build(SPECIALS, vocabSize, trainingText(), seed);
+    write(dir, ORIGINAL, vocabSize, maxLength, seed);
+  }
+
+  /** Writes a tokenizer of exactly {@code vocabSize} ids laid out as {@code spec} says. */
+  public static void write(Path dir, TokenizerSpec spec, int vocabSize, int maxLength, long seed) throws IOException {
+    List<String> added = spec.added().stream().map(TokenizerSpec.AddedToken::content).toList();
+    ByteLevelBpe.Vocabulary v = spec.addedFirst()
+        ? ByteLevelBpe.build(added, vocabSize, trainingText(), seed)
+        : ByteLevelBpe.build(List.of(), vocabSize - added.size(), trainingText(), seed);
     Files.createDirectories(dir);
-    Files.writeString(dir.resolve("tokenizer.json"), tokenizerJson(v).encode() + "\n", StandardCharsets.UTF_8);
-    Files.writeString(dir.resolve("tokenizer_config.json"), tokenizerConfig(maxLength).encodePrettily() + "\n",
-        StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve("tokenizer.json"), tokenizerJson(v, spec).encode() + "\n", StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve("tokenizer_config.json"),
+        tokenizerConfig(spec, vocabSize, maxLength).encodePrettily() + "\n", StandardCharsets.UTF_8);
   }
 
   static String trainingText() {
@@ -45,11 +60,13 @@ public final class TokenizerFilesWriter {
     }
   }
 
-  static JsonObject tokenizerJson(ByteLevelBpe.Vocabulary v) {
+  static JsonObject tokenizerJson(ByteLevelBpe.Vocabulary v, TokenizerSpec spec) {
+    int vocabSize = v.tokens().size() + (spec.addedFirst() ? 0 : spec.added().size());
     JsonArray added = new JsonArray();
-    for (int i = 0; i < SPECIALS.size(); i++) {
-      added.add(new JsonObject().put("id", i).put("content", SPECIALS.get(i)).put("single_word", false)
-          .put("lstrip", false).put("rstrip", false).put("normalized", false).put("special", true));
+    for (TokenizerSpec.AddedToken t : spec.added()) {
+      added.add(new JsonObject().put("id", spec.idOf(t.content(), vocabSize)).put("content", t.content())
+          .put("single_word", false).put("lstrip", false).put("rstrip", false).put("normalized", false)
+          .put("special", t.special()));
     }
     JsonObject vocab = new JsonObject();
     for (int i = 0; i < v.tokens().size(); i++) {
@@ -76,25 +93,27 @@ public final class TokenizerFilesWriter {
         .put("trim_offsets", trimOffsets).put("use_regex", true);
   }
 
-  static JsonObject tokenizerConfig(int maxLength) {
+  /** The config in the key order Hugging Face writes (sorted); absent special tokens are null. */
+  static JsonObject tokenizerConfig(TokenizerSpec spec, int vocabSize, int maxLength) {
     JsonObject decoder = new JsonObject();
-    for (int i = 0; i < SPECIALS.size(); i++) {
-      decoder.put(String.valueOf(i), new JsonObject().put("content", SPECIALS.get(i)).put("lstrip", false)
-          .put("normalized", false).put("rstrip", false).put("single_word", false).put("special", true));
+    for (TokenizerSpec.AddedToken t : spec.added()) {
+      decoder.put(String.valueOf(spec.idOf(t.content(), vocabSize)), new JsonObject().put("content", t.content())
+          .put("lstrip", false).put("normalized", false).put("rstrip", false).put("single_word", false)
+          .put("special", t.special()));
     }
     return new JsonObject()
         .put("add_bos_token", false)
         .put("add_eos_token", false)
         .put("add_prefix_space", false)
         .put("added_tokens_decoder", decoder)
-        .put("additional_special_tokens", new JsonArray().add(IM_START).add(IM_END))
-        .put("bos_token", END_OF_TEXT)
-        .put("chat_template", CHAT_TEMPLATE)
+        .put("additional_special_tokens", new JsonArray(List.copyOf(spec.additionalSpecialTokens())))
+        .put("bos_token", spec.bos())
+        .put("chat_template", spec.chatTemplate())
         .put("clean_up_tokenization_spaces", false)
-        .put("eos_token", END_OF_TEXT)
+        .put("eos_token", spec.eos())
         .put("model_max_length", maxLength)
-        .put("pad_token", END_OF_TEXT)
-        .put("tokenizer_class", "GPT2Tokenizer")
-        .put("unk_token", END_OF_TEXT);
+        .put("pad_token", spec.pad())
+        .put("tokenizer_class", spec.tokenizerClass())
+        .put("unk_token", spec.unk());
   }
 }

@@ -49,6 +49,20 @@ class MakeModelCommandTest {
   }
 
   @Test
+  void familyWritesThatFamilysFolder() throws Exception {
+    assertEquals(0, run("make-model", tmp.resolve("q").toString(), "--family", "qwen3", "--seed", "2"));
+    assertEquals(0, run("make-model", tmp.resolve("q2").toString(), "--family", "qwen3", "--seed", "2"));
+    for (String f : FILES) {
+      assertArrayEquals(Files.readAllBytes(tmp.resolve("q").resolve(f)), Files.readAllBytes(tmp.resolve("q2").resolve(f)), f);
+    }
+    assertTrue(Files.readString(tmp.resolve("q/config.json")).contains("Qwen3ForCausalLM"));
+    assertTrue(Files.readString(tmp.resolve("q/tokenizer_config.json")).contains("<think>"));
+    assertEquals(0, run("make-model", tmp.resolve("l").toString(), "--family", "llama3"));
+    assertTrue(Files.readString(tmp.resolve("l/config.json")).contains("\"rope_type\" : \"llama3\""));
+    assertEquals(2, run("make-model", tmp.resolve("x").toString(), "--family", "gpt2"));
+  }
+
+  @Test
   void badUsageExitsWithTwo() {
     assertEquals(2, run("make-model"));
     assertEquals(2, run("make-model", tmp.toString(), "--preset", "huge"));

@@ -81,13 +81,22 @@ final class ForwardPass {
       matmul(layer.wqkv(), ws.xn, numTokens, ws.qkv);
       // Rotated in a copy (a straggling matmul task may still write unrotated rows into qkv).
       // RoPE and the KV writes run on this thread alone: the cache is shared state, never written by the pool.
+      // The family's extras run here too, in a fixed order: q/k/v bias (Qwen2), per-head q/k RMSNorm (Qwen3).
       float[] rot = ws.rot;
-      System.arraycopy(ws.qkv, 0, rot, 0, numTokens * qkvDim);
+      if (layer.qkvBias() == null) {
+        System.arraycopy(ws.qkv, 0, rot, 0, numTokens * qkvDim);
+      } else {
+        addBias(ws.qkv, layer.qkvBias(), numTokens, qkvDim, rot);
+      }
       int[] chunkOf = ws.chunkOf;
       int[] posOf = ws.posOf;
       for (int tok = 0; tok < numTokens; tok++) {
         int base = tok * qkvDim;
         int pos = posOf[tok];
+        if (layer.qNorm() != null) {
+          headNorms(rot, base, c.numHeads(), layer.qNorm());
+          headNorms(rot, base + qDim, c.numKvHeads(), layer.kNorm());
+        }
         rope.apply(rot, base, c.numHeads(), pos);
         rope.apply(rot, base + qDim, c.numKvHeads(), pos);
         int slot = chunks.get(chunkOf[tok]).slots()[pos];
@@ -104,7 +113,11 @@ final class ForwardPass {
             task % c.numKvHeads(), att);
       });
       matmul(layer.wo(), att, numTokens, ws.o);
-      add(ws.x, ws.o, ws.h, numTokens * hidden);
+      if (layer.oBias() == null) {
+        add(ws.x, ws.o, ws.h, numTokens * hidden);
+      } else {
+        addBiased(ws.x, ws.o, layer.oBias(), numTokens, ws.h);
+      }
       rmsNorm(ws.h, layer.mlpNorm(), numTokens, ws.hn);
       matmul(layer.wGateUp(), ws.hn, numTokens, ws.gu);
       swiGlu(ws.gu, numTokens, ws.act);
@@ -165,6 +178,39 @@ final class ForwardPass {
       float inv = (float) (1.0 / Math.sqrt(ss / hidden + eps));
       for (int i = 0; i < hidden; i++) {
         out[o + i] = weight[i] * (in[o + i] * inv);
+      }
+    }
+  }
+
+  /** RMSNorm of each of {@code heads} consecutive heads at {@code v[off]}, in place (Qwen3's q_norm / k_norm). */
+  private void headNorms(float[] v, int off, int heads, float[] weight) {
+    float eps = (float) c.rmsNormEps();
+    for (int h = 0; h < heads; h++) {
+      int o = off + h * headDim;
+      float ss = Kernels.dot(v, o, v, o, headDim);
+      float inv = (float) (1.0 / Math.sqrt(ss / headDim + eps));
+      for (int i = 0; i < headDim; i++) {
+        v[o + i] = weight[i] * (v[o + i] * inv);
+      }
+    }
+  }
+
+  /** out[t][j] = in[t][j] + bias[j] for t < numTokens, rows of {@code width}. */
+  private static void addBias(float[] in, float[] bias, int numTokens, int width, float[] out) {
+    for (int t = 0; t < numTokens; t++) {
+      int o = t * width;
+      for (int j = 0; j < width; j++) {
+        out[o + j] = in[o + j] + bias[j];
+      }
+    }
+  }
+
+  /** sum = x + (delta + bias): a residual add after a projection with a bias. */
+  private void addBiased(float[] x, float[] delta, float[] bias, int numTokens, float[] sum) {
+    for (int t = 0; t < numTokens; t++) {
+      int o = t * hidden;
+      for (int j = 0; j < hidden; j++) {
+        sum[o + j] = x[o + j] + (delta[o + j] + bias[j]);
       }
     }
   }

@@ -34,7 +34,7 @@ public final class LlamaModel implements AutoCloseable {
   private LlamaModel(LlamaWeights weights, int threads) {
     this.w = weights;
     this.c = weights.config;
-    this.rope = new Rope(c.headDim(), c.ropeTheta(), Math.min(c.maxPositionEmbeddings(), 1 << 16));
+    this.rope = new Rope(c.headDim(), c.ropeTheta(), c.ropeScaling(), Math.min(c.maxPositionEmbeddings(), 1 << 16));
     this.pool = new WorkerPool(threads, "tandem-model");
     this.pass = new ForwardPass(w, rope, pool);
   }

@@ -25,9 +25,15 @@ public enum ModelPreset {
 
   /** Number of parameters (a tied lm_head counted once). */
   public long parameterCount() {
-    LlamaConfig c = config;
+    return parameterCount(config);
+  }
+
+  /** Number of parameters of a model of config {@code c}: matrices, norms and biases (a tied lm_head once). */
+  public static long parameterCount(LlamaConfig c) {
     long h = c.hiddenSize();
-    long perLayer = 2 * h + h * (c.qDim() + 2L * c.kvDim()) + (long) c.qDim() * h + 3 * h * c.intermediateSize();
+    long qkv = c.qDim() + 2L * c.kvDim();
+    long perLayer = 2 * h + h * qkv + (long) c.qDim() * h + 3 * h * c.intermediateSize()
+        + (c.qkvBias() ? qkv : 0) + (c.oBias() ? h : 0) + (c.family().qkNorm() ? 2L * c.headDim() : 0);
     return (long) c.vocabSize() * h * (c.tieWordEmbeddings() ? 1 : 2) + h + c.numLayers() * perLayer;
   }
 }

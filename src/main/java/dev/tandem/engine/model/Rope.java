@@ -3,7 +3,8 @@ package dev.tandem.engine.model;
 /**
  * Rotary position embedding in Hugging Face's rotate_half convention: element i of a head is
  * rotated with element i + headDim/2, at frequency theta^(-2i/headDim). Angles follow HF's float32
- * arithmetic; cos/sin use StrictMath so every machine gets the same table.
+ * arithmetic; cos/sin use StrictMath so every machine gets the same table. Llama 3.1's
+ * {@code rope_scaling} remaps the frequencies first ({@link RopeScaling#remap}).
  */
 final class Rope {
   private final int half;
@@ -12,13 +13,9 @@ final class Rope {
   private final float[] cos;
   private final float[] sin;
 
-  Rope(int headDim, double theta, int maxPositions) {
+  Rope(int headDim, double theta, RopeScaling scaling, int maxPositions) {
     half = headDim / 2;
-    invFreq = new float[half];
-    for (int i = 0; i < half; i++) {
-      float exponent = (float) (2 * i) / headDim;
-      invFreq[i] = (float) (1.0 / (float) StrictMath.pow(theta, exponent));
-    }
+    invFreq = inverseFrequencies(headDim, theta, scaling);
     tablePositions = maxPositions;
     cos = new float[maxPositions * half];
     sin = new float[maxPositions * half];
@@ -29,6 +26,16 @@ final class Rope {
         sin[p * half + i] = (float) StrictMath.sin(angle);
       }
     }
+  }
+
+  /** theta^(-2i/headDim) for i < headDim/2, remapped by {@code scaling} when it is not null. */
+  static float[] inverseFrequencies(int headDim, double theta, RopeScaling scaling) {
+    float[] inv = new float[headDim / 2];
+    for (int i = 0; i < inv.length; i++) {
+      float exponent = (float) (2 * i) / headDim;
+      inv[i] = (float) (1.0 / (float) StrictMath.pow(theta, exponent));
+    }
+    return scaling == null ? inv : scaling.remap(inv);
   }
 
   /** Rotates {@code numHeads} consecutive heads of {@code 2 * half} floats starting at {@code v[off]}. */

@@ -8,6 +8,7 @@ import dev.tandem.kv.KvShipper;
 import dev.tandem.kv.KvTransferException;
 import dev.tandem.engine.kv.PagedKvCache;
 import dev.tandem.engine.kv.RadixPrefixCache;
+import dev.tandem.engine.model.GenerationConfig;
 import dev.tandem.engine.model.LlamaConfig;
 import dev.tandem.tokenizer.TextTokenizer;
 import java.util.ArrayList;
@@ -32,6 +33,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
   private final ForwardModel model;
   private final EngineOptions options;
   private final LlamaConfig config;
+  private final GenerationConfig generation;
   private final PromptLimits limits;
   private final PagedKvCache kv;
   private final BatchScheduler scheduler;
@@ -51,7 +53,16 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
   private record Gauges(int running, int waiting, int parked, int free, int cached) {}
 
   public Engine(ForwardModel model, TextTokenizer tokenizer, EngineOptions options) {
+    this(model, tokenizer, options, GenerationConfig.NONE);
+  }
+
+  /**
+   * @param generation the model's generation_config.json: a sequence also ends on its eos ids, and
+   *     servers take its sampling defaults ({@link #generationConfig()})
+   */
+  public Engine(ForwardModel model, TextTokenizer tokenizer, EngineOptions options, GenerationConfig generation) {
     this.model = model;
+    this.generation = generation;
     this.options = options;
     this.config = model.config();
     this.limits = new PromptLimits(config.vocabSize(), options.maxSequenceLength());
@@ -59,7 +70,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
     RadixPrefixCache cache = options.prefixCache() ? new RadixPrefixCache(kv.pages()) : null;
     this.scheduler = new BatchScheduler(kv, cache, options, counters, this::onLostKv);
     this.emitter = new TokenEmitter(scheduler, tokenizer, counters, config.vocabSize(),
-        config.eosTokenId(), options.maxSequenceLength(), this::onDone);
+        generation.stopTokenIds(config), options.maxSequenceLength(), this::onDone);
     this.receiving = new KvReceiveSide(kv, scheduler, emitter, counters, options, this::onDone);
     this.sending = new KvSendSide(kv, scheduler, emitter, counters);
     this.batchStep = new BatchStep(model, kv, emitter, counters, throughput);
@@ -74,6 +85,11 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
 
   public LlamaConfig modelConfig() {
     return config;
+  }
+
+  /** The model's generation_config.json (eos ids, sampling defaults). */
+  public GenerationConfig generationConfig() {
+    return generation;
   }
 
   public EngineOptions options() {

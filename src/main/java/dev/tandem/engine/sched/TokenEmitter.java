@@ -22,19 +22,20 @@ final class TokenEmitter {
   private final TextTokenizer tokenizer;
   private final TokenTexts tokenTexts;
   private final EngineCounters counters;
-  private final int eosTokenId;
+  /** Tokens that end a sequence (config.json's and generation_config.json's eos ids). */
+  private final int[] stopTokenIds;
   private final int maxSequenceLength;
   /** Called once a request is done (finished, preempted out, aborted), to free its id. */
   private final Consumer<RequestState> onDone;
   private final Map<RequestState, List<ChoiceDelta>> outputs = new LinkedHashMap<>();
 
   TokenEmitter(BatchScheduler scheduler, TextTokenizer tokenizer, EngineCounters counters,
-      int vocabSize, int eosTokenId, int maxSequenceLength, Consumer<RequestState> onDone) {
+      int vocabSize, int[] stopTokenIds, int maxSequenceLength, Consumer<RequestState> onDone) {
     this.scheduler = scheduler;
     this.tokenizer = tokenizer;
     this.tokenTexts = new TokenTexts(tokenizer, vocabSize);
     this.counters = counters;
-    this.eosTokenId = eosTokenId;
+    this.stopTokenIds = stopTokenIds.clone();
     this.maxSequenceLength = maxSequenceLength;
     this.onDone = onDone;
   }
@@ -92,7 +93,7 @@ final class TokenEmitter {
     FinishReason reason = null;
     if (s.streamer.stopped()) {
       reason = FinishReason.STOP;
-    } else if (token == eosTokenId && !p.ignoreEos()) {
+    } else if (!p.ignoreEos() && isStopToken(token)) {
       reason = FinishReason.STOP;
     } else if (p.maxTokens() != null && s.generated() >= p.maxTokens()) {
       reason = FinishReason.LENGTH;
@@ -105,6 +106,15 @@ final class TokenEmitter {
     } else if (s.pendingText.length() > 0) {
       emit(s);
     }
+  }
+
+  private boolean isStopToken(int token) {
+    for (int id : stopTokenIds) {
+      if (id == token) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private TokenLogprob logprob(float[] logits, int token, int k) {

@@ -21,13 +21,15 @@ import io.vertx.ext.web.RoutingContext;
  */
 final class ChatCompletionHandler {
   private final Engine engine;
+  private final PromptPreparer preparer;
   private final TextTokenizer tokenizer;
   private final ChatSetup setup;
   private final CompletionHandler completions;
 
   ChatCompletionHandler(Engine engine, TextTokenizer tokenizer, ChatSetup setup,
-      CompletionHandler completions) {
+      PromptPreparer preparer, CompletionHandler completions) {
     this.engine = engine;
+    this.preparer = preparer;
     this.tokenizer = tokenizer;
     this.setup = setup;
     this.completions = completions;
@@ -37,7 +39,7 @@ final class ChatCompletionHandler {
     ChatRequest request;
     ChatTemplate template;
     try {
-      request = ChatRequest.parse(rc.body().buffer());
+      request = ChatRequest.parse(preparer.body(rc.body().buffer()));
       template = setup.requireTemplate();
     } catch (ApiError e) {
       ErrorResponses.send(rc.response(), e);

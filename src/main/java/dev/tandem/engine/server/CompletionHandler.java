@@ -34,7 +34,7 @@ final class CompletionHandler {
     CompletionRequest request;
     boolean tokenIds;
     try {
-      JsonObject body = CompletionRequest.parseObject(rc.body().buffer());
+      JsonObject body = preparer.body(rc.body().buffer());
       request = CompletionRequest.parse(body);
       tokenIds = tokenIds(body);
     } catch (ApiError e) {
@@ -76,7 +76,7 @@ final class CompletionHandler {
     int begin;
     boolean tokenIds;
     try {
-      JsonObject body = CompletionRequest.parseObject(rc.body().buffer());
+      JsonObject body = preparer.body(rc.body().buffer());
       request = CompletionRequest.parse(body);
       begin = JsonFields.requireInt(body, "begin");
       tokenIds = tokenIds(body);

@@ -66,7 +66,8 @@ public final class EngineServerVerticle extends VerticleBase {
     CompletionHandler completions = new CompletionHandler(engine, preparer, config.debug(),
         config.clientStallLimit().toMillis());
     MicroServingHandler microServing = new MicroServingHandler(engine, world, preparer, completions);
-    ChatCompletionHandler chatCompletions = new ChatCompletionHandler(engine, tokenizer, chat, completions);
+    ChatCompletionHandler chatCompletions = new ChatCompletionHandler(engine, tokenizer, chat, preparer,
+        completions);
 
     Router router = Router.router(vertx);
     router.route().handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT_BYTES));

@@ -50,7 +50,7 @@ final class MicroServingHandler {
     CompletionRequest request;
     int end;
     try {
-      JsonObject body = CompletionRequest.parseObject(rc.body().buffer());
+      JsonObject body = preparer.body(rc.body().buffer());
       request = CompletionRequest.parse(body);
       end = JsonFields.requireInt(body, "end");
       CompletionHandler.requireUser(request, "prep_recv");
@@ -76,7 +76,7 @@ final class MicroServingHandler {
     int recvRank;
     int[] slots;
     try {
-      JsonObject body = CompletionRequest.parseObject(rc.body().buffer());
+      JsonObject body = preparer.body(rc.body().buffer());
       request = CompletionRequest.parse(body);
       begin = JsonFields.requireInt(body, "begin");
       end = JsonFields.requireInt(body, "end");

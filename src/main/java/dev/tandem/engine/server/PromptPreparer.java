@@ -3,6 +3,7 @@ package dev.tandem.engine.server;
 import dev.tandem.api.ApiError;
 import dev.tandem.api.CompletionRequest;
 import dev.tandem.api.SamplingControls;
+import dev.tandem.engine.model.GenerationConfig;
 import dev.tandem.engine.sched.Engine;
 import dev.tandem.engine.sched.GenerationRequest;
 import dev.tandem.engine.sched.LogitControls;
@@ -11,6 +12,8 @@ import dev.tandem.tokenizer.TextTokenizer;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.Map;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
 import java.util.concurrent.ThreadLocalRandom;
 
 /** Tokenizes and checks a request's prompt on a worker thread, and maps it to an engine request. */
@@ -26,6 +29,26 @@ final class PromptPreparer {
     this.vertx = vertx;
     this.engine = engine;
     this.tokenizer = tokenizer;
+  }
+
+  /**
+   * A request body with the model's sampling defaults (generation_config.json) filled in where
+   * the request leaves {@code temperature}, {@code top_p} or {@code top_k} out or null: the request's own value,
+   * else the model's default, else the OpenAI default (1). Checked by the request parsers after.
+   */
+  JsonObject body(Buffer raw) {
+    JsonObject body = CompletionRequest.parseObject(raw);
+    GenerationConfig g = engine.generationConfig();
+    if (g.temperature() != null && body.getValue("temperature") == null) {
+      body.put("temperature", g.temperature());
+    }
+    if (g.topP() != null && body.getValue("top_p") == null) {
+      body.put("top_p", g.topP());
+    }
+    if (g.topK() != null && body.getValue("top_k") == null) {
+      body.put("top_k", g.topK());
+    }
+    return body;
   }
 
   /** Tokens of the prompt, checked against vocabulary and context (400 otherwise). */

@@ -5,52 +5,64 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A token's K/V rows and logits are bit-identical (compared as raw float bits) whether it is
  * computed alone one token per step, in a batch with other sequences, under any prefill chunking,
- * at any slots, and on any number of threads.
+ * at any slots, and on any number of threads; for the tiny model of every family (biases, q/k
+ * norms and rope scaling run outside the matmuls, one order each).
  */
 class BatchInvarianceTest {
   @TempDir
   static Path dir;
-  static LlamaModel twoThreads;
-  static LlamaModel oneThread;
-  static int[][] prompts;
-  static Expected[] expected;
+  static final Map<FamilyConventions, Fixture> FIXTURES = new EnumMap<>(FamilyConventions.class);
 
   /** Per position of one sequence: logits (when the position ends a step) and K/V rows per layer. */
   record Expected(int[][] logitBits, int[][][] keyBits, int[][][] valueBits) {}
 
-  @BeforeAll
-  static void setUp() throws Exception {
-    RandomModelWriter.write(dir, ModelPreset.TINY.config(), 21, SafetensorsDtype.F32);
-    TestModels.rewriteScaled(dir, 10f); // sharper attention: differences would show
-    twoThreads = LlamaModel.load(dir, 2);
-    oneThread = LlamaModel.load(dir, 1);
-    Random r = new Random(4);
-    int[] lengths = {61, 130, 23, 9};
-    prompts = new int[lengths.length][];
-    for (int s = 0; s < lengths.length; s++) {
-      prompts[s] = r.ints(lengths[s], 0, 1024).toArray();
+  /** One family's tiny model on two threads and on one, its prompts and their results alone. */
+  record Fixture(Path dir, LlamaModel twoThreads, LlamaModel oneThread, int[][] prompts, Expected[] expected) {}
+
+  static Fixture fixture(FamilyConventions family) throws Exception {
+    Fixture f = FIXTURES.get(family);
+    if (f == null) {
+      Path d = dir.resolve(family.id());
+      LlamaConfig c = family.config(ModelPreset.TINY);
+      RandomModelWriter.write(d, c, 21, SafetensorsDtype.F32);
+      TestModels.rewriteFamily(d, 10f); // sharper attention: differences would show
+      LlamaModel twoThreads = LlamaModel.load(d, 2);
+      LlamaModel oneThread = LlamaModel.load(d, 1);
+      Random r = new Random(4);
+      int[] lengths = {61, 130, 23, 9};
+      int[][] prompts = new int[lengths.length][];
+      for (int s = 0; s < lengths.length; s++) {
+        prompts[s] = r.ints(lengths[s], 0, 1024).toArray();
+      }
+      prompts[2] = java.util.Arrays.copyOf(prompts[0], 23); // shares a prefix with sequence 0
+      Expected[] expected = new Expected[prompts.length];
+      for (int s = 0; s < prompts.length; s++) {
+        expected[s] = runAlone(oneThread, prompts[s]);
+      }
+      f = new Fixture(d, twoThreads, oneThread, prompts, expected);
+      FIXTURES.put(family, f);
     }
-    prompts[2] = java.util.Arrays.copyOf(prompts[0], 23); // shares a prefix with sequence 0
-    expected = new Expected[prompts.length];
-    for (int s = 0; s < prompts.length; s++) {
-      expected[s] = runAlone(oneThread, prompts[s]);
-    }
+    return f;
   }
 
   @AfterAll
   static void tearDown() {
-    twoThreads.close();
-    oneThread.close();
+    for (Fixture f : FIXTURES.values()) {
+      f.twoThreads().close();
+      f.oneThread().close();
+    }
   }
 
   /** Reference: the sequence alone, one token per step, logits at every position. */
@@ -72,7 +84,9 @@ class BatchInvarianceTest {
    * All sequences advance together: each step holds the next chunk of every unfinished sequence
    * ({@code chunkSizes[s]} tokens), at slots scattered by {@code slotSeed}; checks every result.
    */
-  private static void runBatched(LlamaModel m, int[] seqs, int[] chunkSizes, long slotSeed) {
+  private static void runBatched(Fixture f, LlamaModel m, int[] seqs, int[] chunkSizes, long slotSeed) {
+    int[][] prompts = f.prompts();
+    Expected[] expected = f.expected();
     int total = 0;
     for (int s : seqs) {
       total += prompts[s].length;
@@ -127,34 +141,42 @@ class BatchInvarianceTest {
     }
   }
 
-  @Test
-  void eachChunkSizeAloneMatchesTokenByToken() {
+  @ParameterizedTest
+  @EnumSource(FamilyConventions.class)
+  void eachChunkSizeAloneMatchesTokenByToken(FamilyConventions family) throws Exception {
+    Fixture f = fixture(family);
     for (int size : new int[] {1, 7, 16, 512}) {
-      for (int s = 0; s < prompts.length; s++) {
-        runBatched(twoThreads, new int[] {s}, new int[] {size}, size * 31L + s);
+      for (int s = 0; s < f.prompts().length; s++) {
+        runBatched(f, f.twoThreads(), new int[] {s}, new int[] {size}, size * 31L + s);
       }
     }
   }
 
-  @Test
-  void batchedWithOtherSequencesMatches() {
+  @ParameterizedTest
+  @EnumSource(FamilyConventions.class)
+  void batchedWithOtherSequencesMatches(FamilyConventions family) throws Exception {
+    Fixture f = fixture(family);
     for (int size : new int[] {1, 7, 16, 512}) {
-      runBatched(twoThreads, new int[] {0, 1, 2, 3}, new int[] {size, size, size, size}, size);
+      runBatched(f, f.twoThreads(), new int[] {0, 1, 2, 3}, new int[] {size, size, size, size}, size);
     }
   }
 
-  @Test
-  void mixedChunkSizesInOneBatchAndOneThreadMatch() {
-    runBatched(twoThreads, new int[] {1, 0, 3, 2}, new int[] {16, 7, 1, 512}, 99);
-    runBatched(oneThread, new int[] {3, 1, 0}, new int[] {5, 33, 2}, 7);
+  @ParameterizedTest
+  @EnumSource(FamilyConventions.class)
+  void mixedChunkSizesInOneBatchAndOneThreadMatch(FamilyConventions family) throws Exception {
+    Fixture f = fixture(family);
+    runBatched(f, f.twoThreads(), new int[] {1, 0, 3, 2}, new int[] {16, 7, 1, 512}, 99);
+    runBatched(f, f.oneThread(), new int[] {3, 1, 0}, new int[] {5, 33, 2}, 7);
   }
 
   /** More threads than cores: workers get descheduled mid-task and the caller reruns their tasks. */
-  @Test
-  void oversubscribedPoolMatches() throws Exception {
-    try (LlamaModel sixThreads = LlamaModel.load(dir, 6)) {
-      runBatched(sixThreads, new int[] {0, 1, 2, 3}, new int[] {7, 16, 1, 3}, 5);
-      runBatched(sixThreads, new int[] {1}, new int[] {1}, 6);
+  @ParameterizedTest
+  @EnumSource(FamilyConventions.class)
+  void oversubscribedPoolMatches(FamilyConventions family) throws Exception {
+    Fixture f = fixture(family);
+    try (LlamaModel sixThreads = LlamaModel.load(f.dir(), 6)) {
+      runBatched(f, sixThreads, new int[] {0, 1, 2, 3}, new int[] {7, 16, 1, 3}, 5);
+      runBatched(f, sixThreads, new int[] {1}, new int[] {1}, 6);
     }
   }
 

@@ -3,8 +3,10 @@ package dev.tandem.engine.model;
 import java.nio.file.Path;
 
 /**
- * A deliberately naive Llama forward in double precision, written straight from the Hugging Face
- * modeling code (no fusion, no KV cache, no batching): the independent check of {@link LlamaModel}.
+ * A deliberately naive Llama-family forward in double precision, written straight from the Hugging
+ * Face modeling code (no fusion, no KV cache, no batching): the independent check of
+ * {@link LlamaModel}. Families: q/k/v (and o) biases where the checkpoint has them (Qwen2, or
+ * attention_bias), Qwen3's per-head q/k RMSNorm before RoPE, Llama 3.1's rope_scaling.
  */
 final class ReferenceLlama {
   final LlamaConfig c;
@@ -13,6 +15,10 @@ final class ReferenceLlama {
   ReferenceLlama(Path dir) throws Exception {
     c = LlamaConfig.load(dir);
     file = SafetensorsFile.open(dir.resolve("model.safetensors"));
+  }
+
+  boolean has(String name) {
+    return file.tensors().containsKey(name);
   }
 
   double[] t(String name) throws Exception {
@@ -41,9 +47,21 @@ final class ReferenceLlama {
     for (int l = 0; l < c.numLayers(); l++) {
       String p = "model.layers." + l + ".";
       double[][] xn = norm(x, t(p + "input_layernorm.weight"));
-      double[][] q = linear(xn, t(p + "self_attn.q_proj.weight"), c.qDim());
-      double[][] k = linear(xn, t(p + "self_attn.k_proj.weight"), c.kvDim());
-      double[][] v = linear(xn, t(p + "self_attn.v_proj.weight"), c.kvDim());
+      double[][] q = linear(xn, p + "self_attn.q_proj", c.qDim());
+      double[][] k = linear(xn, p + "self_attn.k_proj", c.kvDim());
+      double[][] v = linear(xn, p + "self_attn.v_proj", c.kvDim());
+      if (has(p + "self_attn.q_norm.weight")) { // Qwen3: RMSNorm over each head, then RoPE
+        double[] qw = t(p + "self_attn.q_norm.weight");
+        double[] kw = t(p + "self_attn.k_norm.weight");
+        for (int i = 0; i < n; i++) {
+          for (int head = 0; head < c.numHeads(); head++) {
+            normHead(q[i], head * hd, hd, qw);
+          }
+          for (int head = 0; head < c.numKvHeads(); head++) {
+            normHead(k[i], head * hd, hd, kw);
+          }
+        }
+      }
       for (int i = 0; i < n; i++) {
         rope(q[i], c.numHeads(), i);
         rope(k[i], c.numKvHeads(), i);
@@ -77,7 +95,7 @@ final class ReferenceLlama {
           }
         }
       }
-      add(x, linear(att, t(p + "self_attn.o_proj.weight"), h));
+      add(x, linear(att, p + "self_attn.o_proj", h));
       double[][] xn2 = norm(x, t(p + "post_attention_layernorm.weight"));
       double[][] gate = linear(xn2, t(p + "mlp.gate_proj.weight"), c.intermediateSize());
       double[][] up = linear(xn2, t(p + "mlp.up_proj.weight"), c.intermediateSize());
@@ -109,6 +127,31 @@ final class ReferenceLlama {
     return out;
   }
 
+  /** nn.Linear: x W^T, plus the bias when the checkpoint has one. */
+  private double[][] linear(double[][] x, String prefix, int outDim) throws Exception {
+    double[][] out = linear(x, t(prefix + ".weight"), outDim);
+    if (has(prefix + ".bias")) {
+      double[] b = t(prefix + ".bias");
+      for (double[] row : out) {
+        for (int o = 0; o < outDim; o++) {
+          row[o] += b[o];
+        }
+      }
+    }
+    return out;
+  }
+
+  private void normHead(double[] v, int off, int n, double[] w) {
+    double ss = 0;
+    for (int j = 0; j < n; j++) {
+      ss += v[off + j] * v[off + j];
+    }
+    double inv = 1 / Math.sqrt(ss / n + c.rmsNormEps());
+    for (int j = 0; j < n; j++) {
+      v[off + j] = w[j] * v[off + j] * inv;
+    }
+  }
+
   private static double[][] linear(double[][] x, double[] w, int outDim) {
     int in = x[0].length;
     double[][] out = new double[x.length][outDim];
@@ -131,11 +174,34 @@ final class ReferenceLlama {
     for (int head = 0; head < heads; head++) {
       double[] x = java.util.Arrays.copyOfRange(v, head * hd, (head + 1) * hd);
       for (int i = 0; i < hd; i++) {
-        double freq = Math.pow(c.ropeTheta(), -(2.0 * (i % half)) / hd);
+        double freq = frequency(i % half);
         double rotated = i < half ? -x[i + half] : x[i - half];
         v[head * hd + i] = x[i] * Math.cos(pos * freq) + rotated * Math.sin(pos * freq);
       }
     }
+  }
+
+  /**
+   * theta^(-2i/d), remapped as Llama 3.1's rope_scaling says: kept for wavelengths below
+   * original / high_freq_factor, divided by factor above original / low_freq_factor, and in
+   * between (1 - s) * f / factor + s * f with s = (original / wavelength - low) / (high - low).
+   */
+  private double frequency(int i) {
+    double f = Math.pow(c.ropeTheta(), -(2.0 * i) / c.headDim());
+    RopeScaling r = c.ropeScaling();
+    if (r == null) {
+      return f;
+    }
+    double wavelength = 2 * Math.PI / f;
+    double original = r.originalMaxPositionEmbeddings();
+    if (wavelength < original / r.highFreqFactor()) {
+      return f;
+    }
+    if (wavelength > original / r.lowFreqFactor()) {
+      return f / r.factor();
+    }
+    double s = (original / wavelength - r.lowFreqFactor()) / (r.highFreqFactor() - r.lowFreqFactor());
+    return (1 - s) * f / r.factor() + s * f;
   }
 
   private static void add(double[][] x, double[][] d) {

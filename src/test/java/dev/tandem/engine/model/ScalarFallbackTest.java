@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A JVM without {@code jdk.incubator.vector} runs the scalar kernels, and they compute the same
  * bits as the vector kernels of this JVM: every logit and K/V value of a prefill and some decode
- * steps, for F32, BF16 and F16 weights.
+ * steps, for F32, BF16 and F16 weights, and for every family (F32, and Qwen3 in BF16).
  */
 class ScalarFallbackTest {
   @TempDir
@@ -34,6 +34,15 @@ class ScalarFallbackTest {
       RandomModelWriter.write(m, LlamaForwardTest.ODD, 4, dtype);
       models.add(m.toString());
     }
+    for (LlamaConfig c : List.of(FamilyForwardTest.LLAMA3, FamilyForwardTest.QWEN2, FamilyForwardTest.QWEN3)) {
+      Path m = dir.resolve(c.family() + "-" + (c.ropeScaling() != null));
+      RandomModelWriter.write(m, c, 4, SafetensorsDtype.F32);
+      TestModels.rewriteFamily(m, 10f);
+      models.add(m.toString());
+    }
+    Path qwen3Bf16 = dir.resolve("qwen3-bf16");
+    RandomModelWriter.write(qwen3Bf16, FamilyForwardTest.QWEN3, 4, SafetensorsDtype.BF16);
+    models.add(qwen3Bf16.toString());
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", System.getProperty("java.class.path"), "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
         Digest.class.getName()));

@@ -55,7 +55,8 @@ import java.util.function.UnaryOperator;
 final class TandemFleet {
 
   final Vertx vertx;
-  final Path model = TinyModel.shared();
+  /** The model folder the engines serve: the shared tiny model unless the fleet options set another. */
+  final Path model;
   final RouterConfig config;
   final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private volatile TextTokenizer tokenizer;
@@ -65,7 +66,8 @@ final class TandemFleet {
       UnaryOperator<RouterConfig> fleetOptions) throws IOException {
     this.vertx = vertx;
     int[] ports = FreePorts.of(4);
-    config = fleetOptions.apply(new RouterConfig().set(MODEL, model.toString()).set(ROUTER_PORT, ports[3])
+    config = fleetOptions.apply(new RouterConfig().set(MODEL, TinyModel.shared().toString())
+        .set(ROUTER_PORT, ports[3])
         .set(ENDPOINT_PORTS, List.of(ports[0], ports[1], ports[2]))
         .set(ROUTER_MODE, RouterMode.DISAGG)
         .set(LOG_DIR, dir.resolve("logs").toString()).set(ENGINE_JVM_OPTS, List.of("-Xmx256m"))
@@ -73,6 +75,7 @@ final class TandemFleet {
         .set(STARTUP_TIMEOUT, Duration.ofSeconds(120)).set(HEALTH_INTERVAL, Duration.ofMillis(500))
         .set(HEALTH_TIMEOUT, Duration.ofSeconds(2)).set(STOP_GRACE, Duration.ofSeconds(5))
         .set(RESTART_BACKOFF, Duration.ofMillis(200)).set(LOAD_REPORT_INTERVAL, Duration.ofMillis(250)));
+    model = Path.of(config.get(MODEL));
   }
 
   /** Deploys the supervisor with its engines and disagg router; logs go to {@code dir/logs}. */
@@ -81,7 +84,7 @@ final class TandemFleet {
     return start(vertx, dir, engineOverrides, routerOptions, c -> c);
   }
 
-  /** The same fleet with some of its own options changed (e.g. a fixed world). */
+  /** The same fleet with some of its own options changed (e.g. a fixed world, another model). */
   static Future<TandemFleet> start(Vertx vertx, Path dir, UnaryOperator<RouterConfig> fleetOptions)
       throws IOException {
     return start(vertx, dir, null, o -> o, fleetOptions);
