@@ -18,8 +18,6 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,8 +39,6 @@ public final class EngineVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(EngineVerticle.class);
   /** One long-lived thread forks every engine: {@code --pdeathsig} is tied to the forking thread. */
   static final String LAUNCHER_POOL = "tandem-engine-launcher";
-  /** A line the builtin engine logs when it has joined the KV world (for the progress log). */
-  private static final Pattern JOINED = Pattern.compile("(?i)\\bjoined\\b.*\\bworld\\b");
 
   private final EngineSpec spec;
   private final EngineLifecycle lifecycle = new EngineLifecycle();
@@ -136,9 +132,9 @@ public final class EngineVerticle extends VerticleBase {
   private Future<Void> launch() {
     launchedAt = System.nanoTime();
     EngineCommand command = this.command;
-    AtomicBoolean joined = new AtomicBoolean();
+    LaunchLog progress = new LaunchLog(context, spec.describe(), launchedAt);
     return launcher.<ChildProcess>executeBlocking(() -> ChildProcess.start(command.argv(),
-            command.extraEnv(), spec.logFile(), line -> onOutputLine(line, joined)))
+            command.extraEnv(), spec.logFile(), progress))
         .recover(err -> Future.failedFuture(new EngineStartException(spec.describe()
             + " could not be started: " + err.getMessage())))
         .compose(started -> {
@@ -158,16 +154,8 @@ public final class EngineVerticle extends VerticleBase {
 
   private void becomeReady() {
     readySince = System.nanoTime();
-    moveTo(EngineState.READY, "ready in " + seconds(Duration.ofNanos(readySince - launchedAt))
-        + " s");
-  }
-
-  /** On the output pump thread; reports the first "joined ... world" line of each launch. */
-  private void onOutputLine(String line, AtomicBoolean joined) {
-    if (!joined.get() && JOINED.matcher(line).find() && joined.compareAndSet(false, true)) {
-      context.runOnContext(v -> LOG.info("{}: joined the world after {} s", spec.describe(),
-          seconds(Duration.ofNanos(System.nanoTime() - launchedAt))));
-    }
+    moveTo(EngineState.READY, "ready in "
+        + LaunchLog.seconds(Duration.ofNanos(readySince - launchedAt)) + " s");
   }
 
   // ---- while READY: health and load ----
@@ -400,9 +388,5 @@ public final class EngineVerticle extends VerticleBase {
     if (next == EngineState.READY) {
       startWatching(); // after the READY status, so that load reports follow it on the bus
     }
-  }
-
-  private static String seconds(Duration d) {
-    return String.format(java.util.Locale.ROOT, "%.1f", d.toMillis() / 1000.0);
   }
 }
