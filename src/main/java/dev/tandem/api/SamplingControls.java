@@ -54,16 +54,25 @@ public record SamplingControls(double frequencyPenalty, double presencePenalty,
 
   /** Every biased token id must lie in {@code [0, vocabSize)} (0 = vocabulary unknown: no check). */
   public void checkVocabulary(int vocabSize) {
+    checkBiasTokens(logitBias.keySet().stream().mapToInt(Integer::intValue).toArray(), vocabSize);
+  }
+
+  /**
+   * The one rule for {@code logit_bias} tokens, as the router and the builtin engine check it:
+   * every id in {@code [0, vocabSize)} (0 = unknown vocabulary: no check); a 400 otherwise.
+   */
+  public static void checkBiasTokens(int[] ids, int vocabSize) {
     if (vocabSize <= 0) {
       return;
     }
-    for (int id : logitBias.keySet()) {
-      if (id >= vocabSize) {
+    for (int id : ids) {
+      if (id < 0 || id >= vocabSize) {
         throw ApiError.invalid("logit_bias", "invalid_token", "\"logit_bias\" names token " + id
             + ", outside the vocabulary (0.." + (vocabSize - 1) + ")");
       }
     }
   }
+
 
   private static double penalty(JsonObject body, String name) {
     Double v = JsonFields.optDouble(body, name);

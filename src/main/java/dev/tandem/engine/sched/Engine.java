@@ -1,6 +1,7 @@
 package dev.tandem.engine.sched;
 
 import dev.tandem.api.ApiError;
+import dev.tandem.api.SamplingControls;
 import dev.tandem.api.PromptLimits;
 import dev.tandem.kv.KvReceiveTarget;
 import dev.tandem.kv.KvRows;
@@ -92,14 +93,6 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
     return generation;
   }
 
-  public EngineOptions options() {
-    return options;
-  }
-
-  public String modelFingerprint() {
-    return model.fingerprint();
-  }
-
   /**
    * Checks a tokenized prompt against the model with the router's rules ({@link PromptLimits}): at
    * least one token, ids in the vocabulary, room in the context window for the prompt and
@@ -111,12 +104,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
 
   /** Every token of a {@code logit_bias} must be in the vocabulary (400 otherwise). */
   private void checkSampling(SamplingParams sampling) {
-    for (int id : sampling.controls().biasIds()) {
-      if (id >= limits.vocabSize()) {
-        throw ApiError.invalid("logit_bias", "invalid_token", "\"logit_bias\" names token " + id
-            + ", outside the vocabulary (0.." + (limits.vocabSize() - 1) + ")");
-      }
-    }
+    SamplingControls.checkBiasTokens(sampling.controls().biasIds(), limits.vocabSize());
   }
 
   /** Queues a request. Throws 409 if a request with this id is in flight, 400 if it does not fit. */
