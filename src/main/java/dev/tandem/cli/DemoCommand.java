@@ -143,7 +143,7 @@ public final class DemoCommand implements Callable<Integer> {
 
   /** Streams the sample completion, printing each piece of text as it arrives. */
   private void streamSample(String base) throws Exception {
-    HttpClient http = HttpClient.newHttpClient();
+    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     // Seeded sampling: the random tiny model's greedy answer is one token repeated.
     JsonObject body = new JsonObject().put("prompt", prompt).put("max_tokens", maxTokens)
         .put("temperature", 1.0).put("seed", 42).put("stream", true);

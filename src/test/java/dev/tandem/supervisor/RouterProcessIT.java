@@ -68,7 +68,7 @@ class RouterProcessIT {
   }
 
   private List<Long> awaitFleet(int routerPort, int engines) throws Exception {
-    HttpClient http = HttpClient.newHttpClient();
+    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     HttpRequest fleet = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + routerPort + "/fleet"))
         .timeout(Duration.ofSeconds(2)).build();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);

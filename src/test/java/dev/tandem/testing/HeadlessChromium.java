@@ -134,7 +134,8 @@ public final class HeadlessChromium implements AutoCloseable {
 
   /** The first page target's WebSocket URL, from the DevTools HTTP endpoint. */
   private static String pageTarget(URI browser) throws Exception {
-    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
+        .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
     String list = http.send(java.net.http.HttpRequest.newBuilder(URI.create("http://"
             + browser.getHost() + ":" + browser.getPort() + "/json/list")).build(),
         java.net.http.HttpResponse.BodyHandlers.ofString()).body();

@@ -13,7 +13,7 @@ import java.util.List;
 
 /** Blocking HTTP calls for tests (JDK client, off any event loop). */
 public final class HttpJson {
-  private static final HttpClient CLIENT = HttpClient.newBuilder()
+  private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(5)).build();
   private final String base;
 

@@ -47,7 +47,8 @@ class DemoCommandIT {
       List<ProcessHandle> children = new ArrayList<>(demo.descendants().toList());
       assertTrue(children.size() >= 3, "three engine processes: " + children);
       // still serving after the sample
-      var r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+      var r = java.net.http.HttpClient.newBuilder()
+          .version(java.net.http.HttpClient.Version.HTTP_1_1).build().send(java.net.http.HttpRequest.newBuilder(
           java.net.URI.create("http://127.0.0.1:" + ports[3] + "/ready")).build(),
           java.net.http.HttpResponse.BodyHandlers.ofString());
       assertEquals(200, r.statusCode(), r.body());

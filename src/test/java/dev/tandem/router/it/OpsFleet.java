@@ -42,7 +42,8 @@ final class OpsFleet implements AutoCloseable {
 
   final Vertx vertx = Vertx.vertx();
   final RouterConfig config;
-  final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(5)).build();
   private final String supervisor;
 
   OpsFleet(Path dir, int engines, UnaryOperator<RouterConfig> settings) throws Exception {

@@ -36,7 +36,8 @@ class SeedExamplesIT {
 
   final Path model = TinyModel.shared();
   @TempDir Path dir;
-  final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(5)).build();
   Process router;
 
   @AfterEach

@@ -42,7 +42,8 @@ class SimFleetIT {
   static Path dir;
   static Vertx vertx;
   static RouterConfig config;
-  static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(5)).build();
 
   @BeforeAll
   static void start() throws Exception {

@@ -58,7 +58,8 @@ final class TandemFleet {
   /** The model folder the engines serve: the shared tiny model unless the fleet options set another. */
   final Path model;
   final RouterConfig config;
-  final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(5)).build();
   private volatile TextTokenizer tokenizer;
   private String supervisor;
 
