@@ -88,8 +88,13 @@ class FamilyChatIT {
           new JsonObject().put("temperature", 1.0).put("top_p", 1.0).put("seed", 7)));
       fleet.awaitRouterIdle(fleet.routerPort());
     } finally {
-      fleet.close().eventually(vertx::close).toCompletionStage().toCompletableFuture()
-          .get(60, TimeUnit.SECONDS);
+      // two steps: a callback chained on the undeploy would run on an event loop that
+      // vertx.close() has already shut down, and the chained future would never complete
+      try {
+        fleet.close().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+      } finally {
+        vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      }
     }
   }
 
