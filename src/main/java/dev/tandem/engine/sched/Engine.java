@@ -284,6 +284,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
       }
     }
     scheduler.releaseForkPages(r);
+    sending.forget(r);
     onDone(r);
   }
 

@@ -69,6 +69,13 @@ final class KvSendSide {
     scheduler.enqueue(emitter.newChoice(r, 0, request.promptTokens(), endN));
   }
 
+  /** A send that ended without shipping (its step failed): the request may be sent again. */
+  void forget(RequestState r) {
+    if (r.kind == RequestState.Kind.SEND) {
+      sending.remove(r.id);
+    }
+  }
+
   /** Ships the KV of every send whose window is computed, freeing its pages first. */
   void completeReadySends() {
     List<Sequence> ready = new ArrayList<>();

@@ -18,6 +18,8 @@ public final class ChainedHashModel implements ForwardModel {
   volatile int steps;
   /** Slows each step down, so tests can act while a request is still running. */
   public volatile long stepDelayMillis;
+  /** A fault to provoke: the next step throws, as a broken kernel would. */
+  public volatile boolean failNextStep;
 
   public ChainedHashModel(int maxPositions) {
     this.config = new LlamaConfig(VOCAB, 8, 16, 2, 1, 1, 4, 10000, 1e-5, maxPositions, true,
@@ -37,6 +39,10 @@ public final class ChainedHashModel implements ForwardModel {
   @Override
   public float[][] forward(List<ForwardChunk> chunks, KvStore kv) {
     steps++;
+    if (failNextStep) {
+      failNextStep = false;
+      throw new IllegalStateException("injected step fault");
+    }
     if (stepDelayMillis > 0) {
       try {
         Thread.sleep(stepDelayMillis);

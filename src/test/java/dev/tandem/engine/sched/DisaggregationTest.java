@@ -94,6 +94,29 @@ class DisaggregationTest {
   }
 
   @Test
+  void aSendFailedByAStepFaultCanBeSentAgain() throws Exception {
+    ChainedHashModel pModel = new ChainedHashModel(4096);
+    Engine faulty = new Engine(pModel, new ByteTokenizer(), options(8, 256, 64, true));
+    faulty.start();
+    try {
+      int[] prompt = prompt(11, 40);
+      GenerationRequest req = greedy("again", prompt, 4);
+      int[] slots = KvAppendMetadata.decode(d.prepareReceive(req, 39).get(10, TimeUnit.SECONDS)
+          .kvAppendMetadata());
+      pModel.failNextStep = true;
+      assertEquals(500, status(() -> faulty.remoteSend(req, 0, 39, slots, 1, shipper)
+          .get(10, TimeUnit.SECONDS)));
+      // the failed send no longer counts as running: a retry is served, not refused with 409
+      faulty.remoteSend(req, 0, 39, slots, 1, shipper).get(10, TimeUnit.SECONDS);
+      Collector c = new Collector();
+      d.startGenerate(req.id(), 39, c);
+      assertArrayEquals(ChainedHashModel.reference(prompt, 4), c.await().tokens(0));
+    } finally {
+      faulty.close();
+    }
+  }
+
+  @Test
   void secondRequestReusesDsPrefixCache() throws Exception {
     int[] prompt = prompt(4, 80);
     chain(greedy("first", prompt, 3), -1);
