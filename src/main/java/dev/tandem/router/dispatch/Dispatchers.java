@@ -28,6 +28,7 @@ public final class Dispatchers {
     RoutePolicy policy = new RoutePolicy(RoutePolicy.Kind.parse(options.policy()),
         new CacheAwarePolicy.Options(options.get(CACHE_THRESHOLD), options.get(BALANCE_ABS),
             options.get(BALANCE_REL)));
+    registry.onProcessGone(policy::forget);
     PdSplitPolicy split = new PdSplitPolicy(new PdSplitPolicy.Options(
         PdSplitPolicy.Mode.parse(options.get(PD_POLICY)), options.get(PD_BALANCE_FACTOR),
         options.get(PD_SHORT_PROMPT), options.get(PD_PREFILL_BUSY),

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,10 +33,19 @@ public final class EngineRegistry {
 
   private final Map<Integer, EngineEntry> entries = new TreeMap<>();
   private final LongSupplier clockMillis;
+  private IntConsumer processGone = id -> { };
 
   /** @param clockMillis time source for load freshness (System::currentTimeMillis in production) */
   public EngineRegistry(LongSupplier clockMillis) {
     this.clockMillis = clockMillis;
+  }
+
+  /**
+   * Called with an engine's id when the process the router knew is gone (restarted, failed,
+   * stopped, moved): whatever that process had cached went with it.
+   */
+  public void onProcessGone(IntConsumer listener) {
+    this.processGone = listener;
   }
 
   /** Applies a status event: the newest event for an engine always wins. */
@@ -56,6 +66,11 @@ public final class EngineRegistry {
     if (changed) {
       // A restarted or unready engine's old load says nothing about the new process.
       entry.forgetLoad();
+      if (old.generation() != status.generation() || !old.url().equals(status.url())
+          || status.state() == EngineState.FAILED || status.state() == EngineState.STOPPED
+          || status.state() == EngineState.RESTARTING) {
+        processGone.accept(status.id());
+      }
       LOG.info("engine {} ({}) {} -> {} (generation {}){}", status.id(), status.url(), old.state(),
           status.state(), status.generation(),
           status.detail() == null ? "" : ": " + status.detail());

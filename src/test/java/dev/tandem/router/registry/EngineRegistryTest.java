@@ -67,6 +67,21 @@ class EngineRegistryTest {
   }
 
   @Test
+  void aRestartedFailedOrStoppedProcessIsReportedGoneButAnUnhealthyOneIsNot() {
+    List<Integer> gone = new java.util.ArrayList<>();
+    registry.onProcessGone(gone::add);
+    registry.apply(status(0, EngineState.READY, 0));
+    registry.apply(status(1, EngineState.READY, 0));
+    registry.apply(status(0, EngineState.UNHEALTHY, 0)); // the same process, its cache intact
+    registry.apply(status(0, EngineState.READY, 0));
+    assertEquals(List.of(), gone);
+    registry.apply(status(0, EngineState.RESTARTING, 0));
+    registry.apply(status(0, EngineState.READY, 1));
+    registry.apply(status(1, EngineState.FAILED, 0));
+    assertEquals(List.of(0, 0, 1), gone);
+  }
+
+  @Test
   void snapshotFillsOnlyEnginesNoEventToldAbout() {
     registry.apply(status(0, EngineState.UNHEALTHY, 2));
     registry.applySnapshot(List.of(status(0, EngineState.READY, 1), status(1, EngineState.READY, 0)));
