@@ -49,8 +49,9 @@ import io.vertx.core.json.JsonObject;
  * <h2>Keys and limits</h2>
  * The same as over HTTP: once the router has API keys, a request carries one in the delivery
  * header {@value AccessControl#BUS_HEADER} (else a 401 failure); the key's per-minute limits and
- * the router's {@code --max-concurrent} / {@code --max-queue} apply (a 429 failure, the message
- * saying when to try again). Bus callers share the running slots with HTTP callers.
+ * the router's {@code --max-concurrent} / {@code --max-queue} apply: a 429 failure whose JSON
+ * carries, beside {@code error}, {@code "retry_after"}: the seconds HTTP would send as
+ * {@code Retry-After}. Bus callers share the running slots with HTTP callers.
  */
 public final class BusCompletionsEndpoint {
 
@@ -146,6 +147,10 @@ public final class BusCompletionsEndpoint {
     runner.refused(error);
     ApiError e = ErrorResponses.typed(error);
     metrics.requestEnded(e.status());
-    msg.fail(e.status(), e.toJson().encode());
+    JsonObject failure = e.toJson();
+    if (e.retryAfterSeconds() > 0) { // what HTTP sends as Retry-After
+      failure.put("retry_after", e.retryAfterSeconds());
+    }
+    msg.fail(e.status(), failure.encode());
   }
 }

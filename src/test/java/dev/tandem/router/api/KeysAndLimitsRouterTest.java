@@ -199,4 +199,25 @@ class KeysAndLimitsRouterTest {
           ctx.completeNow();
         })));
   }
+
+  @Test
+  void aKeysLimitsApplyOnTheBusTooWithTheSecondsToWait(VertxTestContext ctx) {
+    DeliveryOptions small = new DeliveryOptions().setSendTimeout(10_000)
+        .addHeader(AccessControl.BUS_HEADER, SMALL);
+    // "hi" is 2 byte tokens; the first settles on its usage (2 + 4), leaving about 94 of the
+    // key's 100 tokens per minute: 2 + 95 does not fit until the bucket refills
+    JsonObject body = new JsonObject().put("prompt", "hi").put("max_tokens", 60);
+    vertx.eventBus().<JsonObject>request(Addresses.COMPLETIONS, body, small)
+        .compose(first -> vertx.eventBus().request(Addresses.COMPLETIONS,
+            body.copy().put("max_tokens", 95), small))
+        .onComplete(ctx.failing(err -> ctx.verify(() -> {
+          ReplyException re = (ReplyException) err;
+          assertEquals(429, re.failureCode(), re.getMessage());
+          JsonObject failure = new JsonObject(re.getMessage());
+          assertEquals("rate_limit_exceeded", failure.getJsonObject("error").getString("code"));
+          assertEquals("tokens", failure.getJsonObject("error").getString("type"));
+          assertTrue(failure.getInteger("retry_after") >= 1, failure.encode());
+          ctx.completeNow();
+        })));
+  }
 }
