@@ -14,8 +14,9 @@ public final class Addresses {
   /**
    * Request/reply (supervisor): start one more engine,
    * {@code {"host", "port", "role": "both|prefill|decode", "numGpus"}} (all but {@code port}
-   * optional); the reply, once the engine is READY, is its status. Fails with 409 when the fleet's
-   * KV world cannot admit a member (its size is fixed: a re-form is needed), 400 for a bad body.
+   * optional); the reply, once the engine is READY, is its status. In disagg mode the engine joins
+   * the builtin KV world with the next PEs. Fails with 409 when the fleet's KV world cannot admit a
+   * member (NVSHMEM's, or --fixed-world: a re-form is needed), 400 for a bad body.
    */
   public static final String FLEET_ADD = "tandem.fleet.add";
   /**

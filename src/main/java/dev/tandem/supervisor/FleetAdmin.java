@@ -22,6 +22,7 @@ import dev.tandem.fleet.EngineLaunch;
 import dev.tandem.fleet.EngineProfile;
 import dev.tandem.fleet.EngineSpec;
 import dev.tandem.fleet.EngineVerticle;
+import dev.tandem.fleet.WorldInit;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.Message;
@@ -32,6 +33,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,10 +42,10 @@ import org.slf4j.LoggerFactory;
  * {@link Addresses#FLEET_REMOVE} (the router's admin API asks; it never imports the fleet). An
  * added engine gets the next id and the next device index, the fleet's model, flags and log
  * folder, and is answered once READY; a removed one is undeployed (its process stopped) and
- * forgotten. Only fleets without a KV world can grow: in disagg mode every engine is a member of
- * a world whose size was fixed when it formed (NVSHMEM's, and the builtin world root's), so adding
- * a member needs the world re-formed, which the answer (409) says. Owned by the supervisor and
- * used on its context only.
+ * forgotten. In disagg mode an added engine joins the fleet's KV world with the next PEs, and the
+ * builtin world grows to take it; a world whose size was fixed when it formed (NVSHMEM's, or a
+ * builtin one under --fixed-world) admits no member, and the answer (409) says a re-form is
+ * needed. Owned by the supervisor and used on its context only.
  */
 final class FleetAdmin {
 
@@ -53,6 +55,8 @@ final class FleetAdmin {
   private final RouterConfig config;
   private final EngineProfile profile;
   private final FleetView view;
+  /** The fleet's KV world as it is now (re-forms replace it), null before it formed. */
+  private final Supplier<FleetWorld> world;
   /** The supervisor's list of engine deployments (torn down with it); added ones join it. */
   private final List<String> deployments;
   private final Map<Integer, String> deploymentOf = new LinkedHashMap<>();
@@ -63,11 +67,12 @@ final class FleetAdmin {
   private MessageConsumer<JsonObject> removes;
 
   FleetAdmin(Vertx vertx, RouterConfig config, EngineProfile profile, FleetView view,
-      List<String> deployments) {
+      Supplier<FleetWorld> world, List<String> deployments) {
     this.vertx = vertx;
     this.config = config;
     this.profile = profile;
     this.view = view;
+    this.world = world;
     this.deployments = deployments;
   }
 
@@ -91,9 +96,10 @@ final class FleetAdmin {
   }
 
   private void onAdd(Message<JsonObject> msg) {
-    if (config.get(ROUTER_MODE) == RouterMode.DISAGG) {
-      String world = config.get(ENGINE) == EngineKind.MLC ? "NVSHMEM world" : "KV world (builtin)";
-      msg.fail(409, "this disagg fleet's " + world + " was formed for " + config.totalPes()
+    FleetWorld kvWorld = world.get();
+    if (config.get(ROUTER_MODE) == RouterMode.DISAGG && (kvWorld == null || !kvWorld.admitsMembers())) {
+      String name = config.get(ENGINE) == EngineKind.MLC ? "NVSHMEM world" : "fixed KV world (builtin)";
+      msg.fail(409, "this disagg fleet's " + name + " was formed for " + config.totalPes()
           + " PEs and cannot admit another member: adding an engine needs the world re-formed"
           + " (restart the fleet with the new endpoint in --endpoint-ports)");
       return;
@@ -108,8 +114,10 @@ final class FleetAdmin {
     endpoints.put(endpoint.id(), endpoint); // holds its id and port while it starts
     vertx.executeBlocking(() -> {
       ConfigValidator.checkFree(endpoint.describe(), endpoint.host(), endpoint.port());
+      WorldInit init = kvWorld == null || kvWorld.init() == null ? null
+          : kvWorld.initFor(endpoint.peStart() + endpoint.numGpus());
       EngineLaunch launch = new EngineLaunch(config.get(MODEL), config.get(MODEL_LIB), endpoint,
-          config.get(ENABLE_PREFIX_CACHE), config.get(ENGINE_OVERRIDES), null);
+          config.get(ENABLE_PREFIX_CACHE), config.get(ENGINE_OVERRIDES), init);
       return EngineSpec.of(profile, launch, Path.of(config.get(LOG_DIR)), config);
     }).compose(spec -> {
       EngineVerticle engine = new EngineVerticle(spec);

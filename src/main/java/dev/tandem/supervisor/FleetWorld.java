@@ -87,6 +87,19 @@ public final class FleetWorld implements AutoCloseable {
     return fixed;
   }
 
+  /**
+   * Whether an engine may join after the world formed: only a builtin world that is not fixed
+   * (NVSHMEM's and --fixed-world's size was fixed when they formed).
+   */
+  public boolean admitsMembers() {
+    return root != null && !fixed;
+  }
+
+  /** The world to hand an engine added with PEs up to {@code npes} (the world grows to them). */
+  public WorldInit initFor(int npes) {
+    return new WorldInit(init.uid(), Math.max(npes, root.npes()));
+  }
+
   /** PEs registered with this world's root so far, or -1 when it cannot be seen (NVSHMEM). */
   public int joinedPes() {
     return root == null ? -1 : root.joinedPes();
@@ -101,8 +114,8 @@ public final class FleetWorld implements AutoCloseable {
     for (int v : init.uid()) {
       uid.add(v);
     }
-    return new JsonObject().put("epoch", epoch).put("npes", init.npes()).put("fixed", fixed)
-        .put("uid", uid);
+    return new JsonObject().put("epoch", epoch).put("npes", root == null ? init.npes() : root.npes())
+        .put("fixed", fixed).put("uid", uid);
   }
 
   @Override

@@ -163,7 +163,7 @@ public final class SupervisorVerticle extends VerticleBase {
           BuiltinProfile.jvmOptions(config.get(ENGINE), config.get(ENGINE_JVM_OPTS)));
     }
     EngineProfile profile = givenProfile != null ? givenProfile : EngineProfile.of(config, cds);
-    admin = new FleetAdmin(vertx, config, profile, fleet, engineDeployments);
+    admin = new FleetAdmin(vertx, config, profile, fleet, () -> world, engineDeployments);
     List<EngineSpec> specs = new ArrayList<>();
     for (EndpointConfig endpoint : config.endpoints()) {
       EngineLaunch launch = new EngineLaunch(config.get(MODEL), config.get(MODEL_LIB), endpoint,

@@ -129,8 +129,8 @@ final class TcpEngineWorld implements EngineWorld, PeResolver {
 
   @Override
   public InetSocketAddress refresh(int pe, InetSocketAddress failed) throws KvTransferException {
-    if (pe < 0 || pe >= config.npes()) {
-      throw new KvTransferException("PE " + pe + " is not in the world (its PEs are 0.." + (config.npes() - 1) + ")");
+    if (pe < 0) {
+      throw new KvTransferException("PE " + pe + " is not in the world (its PEs are 0.." + (npes() - 1) + ")");
     }
     PeTable current;
     try {
@@ -138,6 +138,9 @@ final class TcpEngineWorld implements EngineWorld, PeResolver {
     } catch (WorldException ex) {
       throw new KvTransferException("PE " + pe + " unreachable" + (failed == null ? "" : " at " + failed)
           + ", and " + ex.getMessage(), ex);
+    }
+    if (pe >= current.npes()) {
+      throw new KvTransferException("PE " + pe + " is not in the world (its PEs are 0.." + (current.npes() - 1) + ")");
     }
     PeTable.Entry e = current.owner(pe).orElseThrow(() -> new KvTransferException("no engine holds PE " + pe
         + " in the world at " + uid.rootText()));
@@ -167,9 +170,10 @@ final class TcpEngineWorld implements EngineWorld, PeResolver {
     return numPes;
   }
 
+  /** The world's size as the root last said: a world that is not fixed grows as engines are added. */
   @Override
   public int npes() {
-    return config.npes();
+    return Math.max(config.npes(), table.get().npes());
   }
 
   @Override

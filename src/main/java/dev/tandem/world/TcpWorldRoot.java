@@ -36,7 +36,6 @@ final class TcpWorldRoot implements WorldRoot {
   private final NetServer server;
   private final WorldUid uid;
   private final WorldSecret secret;
-  private final int npes;
   private final WorldMembership<NetSocket> membership;
   private final Set<NetSocket> open = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
@@ -48,7 +47,6 @@ final class TcpWorldRoot implements WorldRoot {
     this.server = server;
     this.uid = uid;
     this.secret = new WorldSecret(uid.secret());
-    this.npes = npes;
     this.membership = new WorldMembership<>(npes, fixed);
   }
 
@@ -140,7 +138,7 @@ final class TcpWorldRoot implements WorldRoot {
 
   @Override
   public int npes() {
-    return npes;
+    return membership.npes();
   }
 
   @Override

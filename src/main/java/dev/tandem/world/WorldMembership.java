@@ -13,7 +13,8 @@ import java.util.Map;
  * so that the caller writes them outside its lock.
  */
 final class WorldMembership<L> {
-  private final int npes;
+  /** The world's size; a formed world that is not fixed grows when a member joins beyond it. */
+  private int npes;
   /** As NVSHMEM: once formed, the world admits nobody, not even a member's restarted engine. */
   private final boolean fixed;
   private final Map<String, Member<L>> members = new LinkedHashMap<>();
@@ -42,6 +43,10 @@ final class WorldMembership<L> {
     this.fixed = fixed;
   }
 
+  synchronized int npes() {
+    return npes;
+  }
+
   synchronized boolean formed() {
     return formed;
   }
@@ -54,17 +59,25 @@ final class WorldMembership<L> {
 
   /**
    * Adds a member. Its PEs must be inside the world and held by no live member; a dead member's
-   * PEs are taken over (that member's engine restarted). Returns who must hear what: everyone the
-   * table once the world is formed, everyone the progress before.
+   * PEs are taken over (that member's engine restarted). Once formed, a world that is not fixed
+   * grows: an engine added beyond its PEs (told the larger npes) joins, and every member hears the
+   * larger table. Returns who must hear what: everyone the table once the world is formed,
+   * everyone the progress before.
    */
   synchronized List<Delivery<L>> register(Registration r, L link) throws Refusal {
-    if (r.npes() != npes) {
+    boolean growing = formed && !fixed && r.npes() > npes && r.peStart() >= npes;
+    // After formation a world that is not fixed takes engines told a smaller npes (members from
+    // before it grew, restarted) and grows for an engine added beyond its PEs.
+    boolean admitted = r.npes() == npes || growing || (formed && !fixed && r.npes() < npes);
+    if (!admitted) {
       throw new Refusal("npes mismatch: this engine was told npes=" + r.npes() + " but the world has npes=" + npes
-          + "; every engine must get the same npes (the sum of all engines' GPU/CPU counts)");
+          + (formed && !fixed ? " and grows only by engines whose PEs start at or beyond " + npes
+              : "; every engine must get the same npes (the sum of all engines' GPU/CPU counts)"));
     }
-    if (r.numPes() < 1 || r.peStart() < 0 || r.peStart() + r.numPes() > npes) {
+    int size = growing ? r.npes() : npes;
+    if (r.numPes() < 1 || r.peStart() < 0 || r.peStart() + r.numPes() > Math.min(size, r.npes())) {
       throw new Refusal("PEs " + r.peStart() + ".." + (r.peStart() + r.numPes() - 1)
-          + " are outside the world's PEs 0.." + (npes - 1));
+          + " are outside the world's PEs 0.." + (Math.min(size, r.npes()) - 1));
     }
     if (fixed && formed) {
       throw new Refusal("this world is formed and admits no late member (a fixed world, as"
@@ -84,6 +97,7 @@ final class WorldMembership<L> {
       }
     }
     replaced.forEach(members::remove);
+    npes = size;
     PeTable.Entry entry = new PeTable.Entry(r.peStart(), r.numPes(), r.kvHost(), r.kvPort(), true, ++generations);
     members.remove(r.member());
     members.put(r.member(), new Member<>(r.member(), entry, link));

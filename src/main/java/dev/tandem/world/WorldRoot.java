@@ -14,6 +14,7 @@ public interface WorldRoot extends AutoCloseable {
   /** The 125-integer uid to hand every engine (version value NVSHMEM never uses, secret, address). */
   int[] uid();
 
+  /** The world's PEs: those it formed with, and more once engines were added to a world not fixed. */
   int npes();
 
   /** PEs whose engines have registered and are still connected. */

@@ -137,6 +137,28 @@ class WorldJoinTest {
   }
 
   @Test
+  void anEngineAddedToAFormedWorldGrowsItAndEveryMemberFindsIt() throws Exception {
+    WorldRoot root = root(2);
+    int[] uid = root.uid();
+    List<CompletableFuture<EngineWorld>> joins = List.of(joinAsync(uid, 2, 0, 0), joinAsync(uid, 2, 1, 0));
+    CompletableFuture.allOf(joins.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+    TcpEngineWorld first = (TcpEngineWorld) joins.get(0).get();
+    assertThrows(dev.tandem.kv.KvTransferException.class, () -> first.address(2), "no PE 2 yet");
+    TcpEngineWorld added = (TcpEngineWorld) join(uid, 3, 2, Duration.ofSeconds(10));
+    assertEquals(3, root.npes());
+    assertEquals(3, added.table().npes());
+    // the root pushes the larger table to the members from before; a lookup finds it too
+    assertEquals(added.kvAddress().getPort(), first.address(2).getPort());
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    TcpEngineWorld second = (TcpEngineWorld) joins.get(1).get();
+    while (second.npes() < 3 && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertEquals(3, second.npes(), "the pushed table tells a member the world grew");
+    assertEquals(3, first.npes());
+  }
+
+  @Test
   void npesMismatchIsRefused() throws Exception {
     WorldRoot root = root(2);
     WorldException e = assertThrows(WorldException.class, () -> join(root.uid(), 3, 0, Duration.ofSeconds(5)));

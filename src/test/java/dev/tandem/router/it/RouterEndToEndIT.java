@@ -394,6 +394,47 @@ class RouterEndToEndIT {
     }
   }
 
+  /**
+   * A decode engine added at runtime joins the builtin KV world (which grows to 4 PEs), receives
+   * KV from the prefill engine, decodes answers identical to the others', and is removed again.
+   */
+  @Test
+  @Order(6)
+  void aDecodeEngineAddedAtRuntimeJoinsTheKvWorldServesAndIsRemoved() throws Exception {
+    JsonObject body = new JsonObject().put("prompt", "An engine that came late " + "and then some ".repeat(8))
+        .put("max_tokens", 6).put("temperature", 0);
+    String expected = text(fleet.post(disagg, "/v1/completions", body.encode()));
+    int port = dev.tandem.testing.FreePorts.one();
+    HttpResponse<String> added = fleet.post(disagg, "/admin/engines",
+        new JsonObject().put("port", port).put("role", "decode").encode());
+    assertEquals(201, added.statusCode(), added.body());
+    assertEquals(3, new JsonObject(added.body()).getInteger("id"));
+    assertEquals(4, fleet.fleetView().getJsonObject("world").getInteger("npes"), "the world grew");
+    String received = "tandem_engine_kv_received_tokens_total";
+    for (int round = 0; round < 6 && fleet.metrics(port).getOrDefault(received, 0.0) == 0; round++) {
+      List<CompletableFuture<HttpResponse<String>>> batch = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        batch.add(fleet.http.sendAsync(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:" + disagg + "/v1/completions"))
+            .timeout(Duration.ofSeconds(60)).header("content-type", "application/json")
+            .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body.encode())).build(),
+            HttpResponse.BodyHandlers.ofString()));
+      }
+      for (CompletableFuture<HttpResponse<String>> f : batch) {
+        assertEquals(expected, text(f.get(60, TimeUnit.SECONDS)), "the same greedy answer everywhere");
+      }
+    }
+    assertTrue(fleet.metrics(port).getOrDefault(received, 0.0) > 0,
+        "the prefill engine shipped KV into the added engine" + fleet.diagnostics(dir));
+    assertTrue(fleet.metrics(port).getOrDefault("tandem_engine_start_generate_total", 0.0) > 0);
+    fleet.awaitRouterIdle(disagg);
+    HttpResponse<String> removed = fleet.delete(disagg, "/admin/engines/3");
+    assertEquals(200, removed.statusCode(), removed.body());
+    for (int i = 0; i < 3; i++) {
+      assertEquals(expected, text(fleet.post(disagg, "/v1/completions", body.encode())));
+    }
+  }
+
   static String text(HttpResponse<String> r) {
     assertEquals(200, r.statusCode(), r.body());
     return new JsonObject(r.body()).getJsonArray("choices").getJsonObject(0).getString("text");

@@ -160,6 +160,18 @@ final class TandemFleet {
     }
   }
 
+  HttpResponse<String> delete(int port, String path) {
+    try {
+      return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+          .timeout(Duration.ofSeconds(60)).DELETE().build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new IllegalStateException("DELETE " + path + " on " + port + ": " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** An engine's (or router's) /metrics samples. */
   Map<String, Double> metrics(int port) {
     return PrometheusSamples.parse(get(port, "/metrics").body());
