@@ -79,7 +79,9 @@ final class SseOutput implements ClientOutput {
   public void complete(JsonObject whole, JsonObject usage) {
     Buffer out = pending;
     pending = null;
-    sse.end(out, includeUsage ? whole.copy().put("choices", new JsonArray()).put("usage", usage) : null);
+    // A shallow copy: choices and usage are replaced, the other values are strings and numbers.
+    sse.end(out, includeUsage ? new JsonObject(new java.util.LinkedHashMap<>(whole.getMap()))
+        .put("choices", new JsonArray()).put("usage", usage) : null);
   }
 
   @Override
