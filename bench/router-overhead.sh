@@ -26,7 +26,9 @@
 # router process only, e.g. another GC or -Xlog:gc:file=...), OUT_DIR, KEEP_TMP=1.
 # zero pass: ZERO_SECONDS per run (5), ZERO_WARMUP_SECONDS per setup and client before the
 # rounds (15), ZERO_CLIENTS ("wrk bench"), ZERO_CONNECTIONS ("1 64"), ZERO_MODES ("stream plain"),
-# WRK_THREADS (1), ROUTER_EXTRA_ARGS (more `tandem router` flags).
+# WRK_THREADS (1), ROUTER_EXTRA_ARGS (more `tandem router` flags), BASELINE_JAR (another build's
+# tandem.jar: its router, with its own zero-cost engine, joins the rotation as setup "baseline",
+# for before/after in one run).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib-serving.sh"
@@ -128,6 +130,19 @@ run_zero_pass() {
   local router_pid=$TB_LAST_PID
   tb_wait_http "http://127.0.0.1:$router_port/v1/models" 300 "$TB_LAST_PID" "$WORK/router-zero.log"
   tb_wait_http "http://127.0.0.1:$engine_port/v1/models" 30 "$TB_LAST_PID" "$WORK/router-zero.log"
+  local baseline_pid="" baseline_port=""
+  if [[ -n "${BASELINE_JAR:-}" ]]; then
+    local baseline_engine_port
+    baseline_engine_port=$(tb_free_port); baseline_port=$(tb_free_port)
+    tb_log "[zero] starting the baseline router ($BASELINE_JAR) with its own zero-cost engine"
+    # shellcheck disable=SC2086
+    TANDEM_JAR="$BASELINE_JAR" NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS=0 TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" \
+      tb_start "$WORK/router-baseline.log" "$TB_TANDEM" router "$WORK/model" --router-mode round-robin \
+      --router-host 127.0.0.1 --router-port "$baseline_port" --endpoint-ports "$baseline_engine_port" \
+      --log-dir "$WORK/logs-baseline" --engine mlc --python "$here/null-engine-python" ${ROUTER_EXTRA_ARGS:-}
+    baseline_pid=$TB_LAST_PID
+    tb_wait_http "http://127.0.0.1:$baseline_port/v1/models" 300 "$TB_LAST_PID" "$WORK/router-baseline.log"
+  fi
   tb_log "[zero] starting nginx $(nginx -v 2>&1 | sed 's/.*\///') on port $nginx_port"
   start_nginx "$engine_port" "$nginx_port"
   local nginx_pid=$TB_LAST_PID
@@ -136,8 +151,11 @@ run_zero_pass() {
     [direct]="http://127.0.0.1:$engine_port"
     [tandem]="http://127.0.0.1:$router_port"
     [nginx]="http://127.0.0.1:$nginx_port"
+    [baseline]="http://127.0.0.1:$baseline_port"
   )
   local setups=(direct tandem nginx)
+  [[ -n "$baseline_pid" ]] && setups+=(baseline)
+  local n_setups=${#setups[@]}
   # The bodies wrk sends: the prompt tandem bench would send first, streaming with usage or not.
   local ids
   ids=$(seq 3 $(( PROMPT_LEN + 2 )) | paste -sd, -)
@@ -173,11 +191,12 @@ run_zero_pass() {
     for client in "${clients[@]}"; do
       for c in "${connections[@]}"; do
         for mode in "${modes[@]}"; do
-          for i in 0 1 2; do
-            s=${setups[$(( (i + r - 1) % 3 ))]}
+          for (( i = 0; i < n_setups; i++ )); do
+            s=${setups[$(( (i + r - 1) % n_setups ))]}
             local proxy_pids=() cpu0 cpu1 line
             case "$s" in
               tandem) proxy_pids=("$router_pid") ;;
+              baseline) proxy_pids=("$baseline_pid") ;;
               nginx) proxy_pids=("$nginx_pid" $(pgrep -P "$nginx_pid" || true)) ;;
             esac
             cpu0=$(tb_cpu_ms "${proxy_pids[@]}")
@@ -205,7 +224,7 @@ run_zero_pass() {
     echo "# zero-cost upstream (null engine, no delays: the whole answer in one write), ids prompts $PROMPT_LEN tokens,"
     echo "# $OUTPUT_LEN output tokens; ${ZERO_SECONDS} s per run, $ROUNDS rounds, setups rotated per round; clients: wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}') ($WRK_THREADS thread), tandem bench"
     echo "# load average (1 min) before: $load_before, after: $(tb_load); router JVM options: $ROUTER_JAVA_OPTS ${ROUTER_EXTRA_ARGS:-}"
-    awk -f "$here/summarize-zero.awk" "$OUT/zero-runs.tsv"
+    awk -v setups="direct nginx ${baseline_pid:+baseline }tandem" -f "$here/summarize-zero.awk" "$OUT/zero-runs.tsv"
     echo "$note"
   } | tee "$OUT/zero-summary.txt"
 }
