@@ -222,7 +222,7 @@ run_zero_pass() {
   {
     echo "## pass: zero  $(date -u +%Y-%m-%dT%H:%MZ)  $(tb_machine)"
     echo "# zero-cost upstream (null engine, no delays: the whole answer in one write), ids prompts $PROMPT_LEN tokens,"
-    echo "# $OUTPUT_LEN output tokens; ${ZERO_SECONDS} s per run, $ROUNDS rounds, setups rotated per round; clients: wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}') ($WRK_THREADS thread), tandem bench"
+    echo "# $OUTPUT_LEN output tokens; ${ZERO_SECONDS} s per run, $ROUNDS rounds, setups rotated per round; clients: ${clients[*]} (wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'), $WRK_THREADS thread)"
     echo "# load average (1 min) before: $load_before, after: $(tb_load); router JVM options: $ROUTER_JAVA_OPTS ${ROUTER_EXTRA_ARGS:-}"
     awk -v setups="direct nginx ${baseline_pid:+baseline }tandem" -f "$here/summarize-zero.awk" "$OUT/zero-runs.tsv"
     echo "$note"
