@@ -3,25 +3,37 @@
 #   (a) straight to one engine,
 #   (b) through the Tandem router in round-robin mode in front of that same engine,
 #   (c) through Debian's nginx as a reverse proxy to that same engine,
-# in ROUNDS rounds, each running the three back to back in a rotating order. Two passes:
+# in ROUNDS rounds, each running the three back to back in a rotating order. Three passes:
 #   tiny  the builtin engine serving the tiny model (what the issue asks for);
 #   null  a null engine (bench/null-engine-python: the engine API with no model, first token after
 #         20 ms, then one every 5 ms), so that the engine's own time is constant and the few
-#         milliseconds a proxy adds are not buried under the model's scheduling noise.
+#         milliseconds a proxy adds are not buried under the model's scheduling noise;
+#   zero  the null engine with zero delays (a zero-cost upstream: the whole 16-chunk answer in one
+#         write), so that only the proxies cost anything; driven by wrk (Debian's C load
+#         generator, bench/wrk-post.lua) and by tandem bench, at 1 and 64 connections, streaming
+#         and non-streaming, each cell a timed run (ZERO_SECONDS) per setup, setups rotated per
+#         round. Reported per cell: medians over rounds of req/s, latency p50/p99 and proxy CPU
+#         per request; Tandem / nginx throughput and CPU ratios and added p50 over direct as
+#         medians of per-round (paired) values (bench/summarize-zero.awk).
 # Reported per pass: the median per setup, and the added latency as the median over rounds of the
 # paired per-round difference from direct; throughput ratios; errors; the router's in-flight
 # counters after the runs.
 #
-# Environment knobs: PASSES ("tiny null"), ROUNDS (3), REQUESTS per run (tiny 640, null 3200),
+# Environment knobs: PASSES ("tiny null zero"), ROUNDS (3), REQUESTS per run (tiny 640, null 3200),
 # WARMUP_REQUESTS per path before the rounds (REQUESTS/4; a JVM router reaches steady state after
 # several thousand requests), CONCURRENCY (64), PROMPT_LEN (32), OUTPUT_LEN (16), SEED (1),
 # TANDEM_JAVA_OPTS (JVM options of every Tandem process, default -Xmx512m), ROUTER_JAVA_OPTS (of the
 # router process only, e.g. another GC or -Xlog:gc:file=...), OUT_DIR, KEEP_TMP=1.
+# zero pass: ZERO_SECONDS per run (5), ZERO_WARMUP_SECONDS per setup and client before the
+# rounds (15), ZERO_CLIENTS ("wrk bench"), ZERO_CONNECTIONS ("1 64"), ZERO_MODES ("stream plain"),
+# WRK_THREADS (1), ROUTER_EXTRA_ARGS (more `tandem router` flags), BASELINE_JAR (another build's
+# tandem.jar: its router, with its own zero-cost engine, joins the rotation as setup "baseline",
+# for before/after in one run).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib-serving.sh"
 
-PASSES=${PASSES:-tiny null}
+PASSES=${PASSES:-tiny null zero}
 ROUNDS=${ROUNDS:-3}
 CONCURRENCY=${CONCURRENCY:-64}
 PROMPT_LEN=${PROMPT_LEN:-32}
@@ -35,6 +47,7 @@ trap 'tb_stop_all; [[ -n "${KEEP_TMP:-}" ]] || rm -rf "$WORK/model" "$WORK/nginx
 tb_need curl curl
 tb_need jq jq
 tb_need nginx nginx
+if [[ " $PASSES " == *" zero "* ]]; then tb_need wrk wrk; fi
 tb_ensure_jar
 export TANDEM_JAVA_OPTS="${TANDEM_JAVA_OPTS:--Xmx512m}"
 # Engines the router launches (the null engine through bench/null-engine-python) keep these.
@@ -80,6 +93,140 @@ http {
 NGINX
   tb_start "$WORK/nginx-$1.log" nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" -g 'daemon off;'
   tb_wait_http "http://127.0.0.1:$2/v1/models" 20 "$TB_LAST_PID" "$WORK/nginx-$1.log"
+}
+
+# One timed run of the zero pass: prints "requests req/s p50_ms p99_ms errors" (requests: all that
+# the run sent, warm-up included, for CPU per request; latency of the whole answer).
+zero_run() { # client connections mode url json-or-log
+  local client="$1" conns="$2" mode="$3" url="$4" out="$5" secs="${6:-$ZERO_SECONDS}"
+  if [[ "$client" == wrk ]]; then
+    local threads=$(( conns < WRK_THREADS ? conns : WRK_THREADS ))
+    WRK_BODY_FILE="$WORK/body-$mode.json" wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s \
+      -s "$here/wrk-post.lua" "$url/v1/completions" >"$out" 2>&1 || true
+    # The script's done() writes: WRK requests duration_us p50_us p99_us errors
+    awk '$1 == "WRK" { printf "%d %.1f %.4f %.4f %d\n", $2, $2 / ($3 / 1e6), $4 / 1000, $5 / 1000, $6; found = 1 }
+      END { if (!found) exit 1 }' "$out" || tb_die "wrk wrote no summary ($out)"
+  else
+    local flags=()
+    [[ "$mode" == plain ]] && flags=(--no-stream)
+    tb_bench "$out" --url "$url" --prompt-kind ids --model-dir "$WORK/model" --first-token-id 3 \
+      --prompt-len "$PROMPT_LEN" --output-len "$OUTPUT_LEN" --concurrency "$conns" --warmup "$conns" \
+      --seed "$SEED" --duration "$secs" "${flags[@]}"
+    jq -r '"\(.overall.requests + .warmup_requests_done) \(.overall.req_per_s) \(.overall.e2e_ms.p50) \(.overall.e2e_ms.p99) \(.overall.errors)"' "$out"
+  fi
+}
+
+run_zero_pass() {
+  local engine_port router_port nginx_port r i s client c mode note
+  ZERO_SECONDS=${ZERO_SECONDS:-5}
+  WRK_THREADS=${WRK_THREADS:-1}
+  engine_port=$(tb_free_port); router_port=$(tb_free_port); nginx_port=$(tb_free_port)
+  tb_log "[zero] starting the Tandem router (round-robin) with one zero-cost null engine on port $engine_port"
+  # shellcheck disable=SC2086
+  NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS=0 TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" \
+    tb_start "$WORK/router-zero.log" "$TB_TANDEM" router "$WORK/model" --router-mode round-robin \
+    --router-host 127.0.0.1 --router-port "$router_port" --endpoint-ports "$engine_port" \
+    --log-dir "$WORK/logs-zero" --engine mlc --python "$here/null-engine-python" ${ROUTER_EXTRA_ARGS:-}
+  local router_pid=$TB_LAST_PID
+  tb_wait_http "http://127.0.0.1:$router_port/v1/models" 300 "$TB_LAST_PID" "$WORK/router-zero.log"
+  tb_wait_http "http://127.0.0.1:$engine_port/v1/models" 30 "$TB_LAST_PID" "$WORK/router-zero.log"
+  local baseline_pid="" baseline_port=""
+  if [[ -n "${BASELINE_JAR:-}" ]]; then
+    local baseline_engine_port
+    baseline_engine_port=$(tb_free_port); baseline_port=$(tb_free_port)
+    tb_log "[zero] starting the baseline router ($BASELINE_JAR) with its own zero-cost engine"
+    # shellcheck disable=SC2086
+    TANDEM_JAR="$BASELINE_JAR" NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS=0 TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" \
+      tb_start "$WORK/router-baseline.log" "$TB_TANDEM" router "$WORK/model" --router-mode round-robin \
+      --router-host 127.0.0.1 --router-port "$baseline_port" --endpoint-ports "$baseline_engine_port" \
+      --log-dir "$WORK/logs-baseline" --engine mlc --python "$here/null-engine-python" ${ROUTER_EXTRA_ARGS:-}
+    baseline_pid=$TB_LAST_PID
+    tb_wait_http "http://127.0.0.1:$baseline_port/v1/models" 300 "$TB_LAST_PID" "$WORK/router-baseline.log"
+  fi
+  tb_log "[zero] starting nginx $(nginx -v 2>&1 | sed 's/.*\///') on port $nginx_port"
+  start_nginx "$engine_port" "$nginx_port"
+  local nginx_pid=$TB_LAST_PID
+
+  declare -A url=(
+    [direct]="http://127.0.0.1:$engine_port"
+    [tandem]="http://127.0.0.1:$router_port"
+    [nginx]="http://127.0.0.1:$nginx_port"
+    [baseline]="http://127.0.0.1:$baseline_port"
+  )
+  local setups=(direct tandem nginx)
+  [[ -n "$baseline_pid" ]] && setups+=(baseline)
+  local n_setups=${#setups[@]}
+  # The bodies wrk sends: the prompt tandem bench would send first, streaming with usage or not.
+  local ids
+  ids=$(seq 3 $(( PROMPT_LEN + 2 )) | paste -sd, -)
+  printf '{"prompt":[%s],"max_tokens":%d,"stream":true,"stream_options":{"include_usage":true},"debug_config":{"ignore_eos":true}}' \
+    "$ids" "$OUTPUT_LEN" >"$WORK/body-stream.json"
+  printf '{"prompt":[%s],"max_tokens":%d,"stream":false,"debug_config":{"ignore_eos":true}}' \
+    "$ids" "$OUTPUT_LEN" >"$WORK/body-plain.json"
+  for s in "${setups[@]}"; do
+    for mode in stream plain; do
+      curl -sf -H 'content-type: application/json' --data-binary "@$WORK/body-$mode.json" \
+        "${url[$s]}/v1/completions" >"$WORK/check-$s-$mode.txt" || tb_die "$s does not answer a $mode request"
+    done
+    grep -q '"finish_reason":"length"' "$WORK/check-$s-stream.txt" && grep -q '\[DONE\]' "$WORK/check-$s-stream.txt" \
+      || tb_die "$s: the streamed answer is not whole: $(head -c 300 "$WORK/check-$s-stream.txt")"
+    jq -e '.choices[0].text | length == '"$OUTPUT_LEN" "$WORK/check-$s-plain.txt" >/dev/null \
+      || tb_die "$s: the whole answer is not $OUTPUT_LEN tokens: $(head -c 300 "$WORK/check-$s-plain.txt")"
+  done
+
+  local clients=(${ZERO_CLIENTS:-wrk bench}) connections=(${ZERO_CONNECTIONS:-1 64}) modes=(${ZERO_MODES:-stream plain})
+  local load_before
+  load_before=$(tb_load)
+  tb_log "[zero] warming up each path (${ZERO_WARMUP_SECONDS:-15} s per setup and client, not measured)"
+  for s in "${setups[@]}"; do
+    for client in "${clients[@]}"; do
+      for mode in "${modes[@]}"; do
+        zero_run "$client" 64 "$mode" "${url[$s]}" "$WORK/warmup-$s-$client-$mode.out" \
+          $(( (${ZERO_WARMUP_SECONDS:-15} + ${#modes[@]} - 1) / ${#modes[@]} )) >/dev/null
+      done
+    done
+  done
+  : >"$OUT/zero-runs.tsv"
+  for r in $(seq 1 "$ROUNDS"); do
+    for client in "${clients[@]}"; do
+      for c in "${connections[@]}"; do
+        for mode in "${modes[@]}"; do
+          for (( i = 0; i < n_setups; i++ )); do
+            s=${setups[$(( (i + r - 1) % n_setups ))]}
+            local proxy_pids=() cpu0 cpu1 line
+            case "$s" in
+              tandem) proxy_pids=("$router_pid") ;;
+              baseline) proxy_pids=("$baseline_pid") ;;
+              nginx) proxy_pids=("$nginx_pid" $(pgrep -P "$nginx_pid" || true)) ;;
+            esac
+            cpu0=$(tb_cpu_ms "${proxy_pids[@]}")
+            line=$(zero_run "$client" "$c" "$mode" "${url[$s]}" "$OUT/zero-$client-$c-$mode-$s-$r.out")
+            cpu1=$(tb_cpu_ms "${proxy_pids[@]}")
+            tb_log "[zero] round $r/$ROUNDS $client c=$c $mode $s: $line cpu ${s/direct/-} $(( cpu1 - cpu0 )) ms"
+            # client connections mode setup round requests req/s p50 p99 errors proxy_cpu_ms
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$client" "$c" "$mode" "$s" "$r" "$(tr ' ' '\t' <<<"$line" | sed 's/\t$//')" \
+              "$(( cpu1 - cpu0 ))" >>"$OUT/zero-runs.tsv"
+          done
+        done
+      done
+    done
+  done
+
+  inflight=$(curl -sf "http://127.0.0.1:$router_port/metrics" | grep -iE 'in_?flight' | grep -v '^#' || true)
+  if [[ -n "$inflight" ]] && printf '%s\n' "$inflight" | awk '{ if ($NF + 0 != 0) bad = 1 } END { exit bad }'; then
+    note="router in-flight counters all 0 after the runs"
+  else
+    note="router in-flight counters: ${inflight:-none shown}"
+  fi
+  tb_stop_all
+  {
+    echo "## pass: zero  $(date -u +%Y-%m-%dT%H:%MZ)  $(tb_machine)"
+    echo "# zero-cost upstream (null engine, no delays: the whole answer in one write), ids prompts $PROMPT_LEN tokens,"
+    echo "# $OUTPUT_LEN output tokens; ${ZERO_SECONDS} s per run, $ROUNDS rounds, setups rotated per round; clients: ${clients[*]} (wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'), $WRK_THREADS thread)"
+    echo "# load average (1 min) before: $load_before, after: $(tb_load); router JVM options: $ROUTER_JAVA_OPTS ${ROUTER_EXTRA_ARGS:-}"
+    awk -v setups="direct nginx ${baseline_pid:+baseline }tandem" -f "$here/summarize-zero.awk" "$OUT/zero-runs.tsv"
+    echo "$note"
+  } | tee "$OUT/zero-summary.txt"
 }
 
 run_pass() { # tiny|null
@@ -177,6 +324,6 @@ run_pass() { # tiny|null
 }
 
 for pass in $PASSES; do
-  run_pass "$pass"
+  if [[ "$pass" == zero ]]; then run_zero_pass; else run_pass "$pass"; fi
 done
 echo "reports: $OUT"

@@ -72,13 +72,30 @@ public final class SseWriter {
 
   /** Ends the stream with {@code [DONE]}, after {@code last} when not null, in one write. */
   public void end(JsonObject last) {
+    end(null, last);
+  }
+
+  /**
+   * Ends the stream in one write: {@code events} (framed by the caller, may be null), then
+   * {@code last} when not null, then {@code [DONE]}. When nothing went out before, the whole
+   * stream is one response of known length (no chunked framing).
+   */
+  public void end(Buffer events, JsonObject last) {
     if (ended()) {
       return;
     }
     ended = true;
-    start();
-    Buffer tail = last == null ? Buffer.buffer(DONE.length()) : frame(last.encode());
-    response.end(tail.appendString(DONE));
+    Buffer tail = events != null ? events : Buffer.buffer(DONE.length() + (last == null ? 0 : 256));
+    if (last != null) {
+      tail.appendString(DATA).appendBuffer(FastJson.toBuffer(last)).appendString(EVENT_END);
+    }
+    tail.appendString(DONE);
+    if (!response.headWritten()) {
+      response.setStatusCode(200)
+          .putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream; charset=utf-8")
+          .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
+    }
+    response.end(tail);
   }
 
   /**

@@ -16,7 +16,8 @@ import picocli.CommandLine.Unmatched;
  * (see bench/null-engine-python).
  */
 @Command(name = "null-engine", mixinStandardHelpOptions = true,
-    description = "An engine API with no model: fixed-pace answers, for measuring proxies and routers.")
+    description = "An engine API with no model: fixed-pace answers (or, with zero delays, whole answers at"
+        + " once), for measuring proxies and routers.")
 public final class NullEngineCommand implements Callable<Integer> {
 
   @Option(names = "--host", defaultValue = "127.0.0.1")
@@ -28,7 +29,8 @@ public final class NullEngineCommand implements Callable<Integer> {
   @Option(names = "--first-token-ms", defaultValue = "20", description = "Delay to the first token. Default ${DEFAULT-VALUE}")
   long firstTokenMs;
 
-  @Option(names = "--token-gap-ms", defaultValue = "5", description = "Gap between tokens. Default ${DEFAULT-VALUE}")
+  @Option(names = "--token-gap-ms", defaultValue = "5", description = "Gap between tokens; 0: the whole answer in"
+      + " one write once the first token is due (with --first-token-ms 0: a zero-cost upstream). Default ${DEFAULT-VALUE}")
   long tokenGapMs;
 
   @Option(names = "--instances", defaultValue = "1", description = "Server verticles (event loops). Default ${DEFAULT-VALUE}")

@@ -1,26 +1,44 @@
 package dev.tandem.bench;
 
-import dev.tandem.api.SseWriter;
 import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A NULL ENGINE for measuring proxies and routers: it speaks the engine's HTTP API
  * ({@code /v1/models}, {@code /health}, {@code /metrics}, {@code /debug/dump_engine_metrics} — where
- * an EngineVerticle reads its load —, {@code /v1/completions} streaming or not) but has no model. Each answer is {@code max_tokens} one-character tokens on a fixed
- * schedule (first token after {@code firstTokenMs}, then one every {@code tokenGapMs}), so the
- * upstream's time is known and nearly constant and what a proxy adds stands out. Its final usage
- * record carries its own {@code ttft_s} / {@code end_to_end_latency_s} as MLC engines do.
+ * an EngineVerticle reads its load —, {@code /v1/completions} streaming or not) but has no model.
+ * Each answer is {@code max_tokens} one-character tokens on a fixed schedule (first token after
+ * {@code firstTokenMs}, then one every {@code tokenGapMs}), so the upstream's time is known and
+ * nearly constant and what a proxy adds stands out. Its final usage record carries its own
+ * {@code ttft_s} / {@code end_to_end_latency_s} as MLC engines do.
+ *
+ * <p>With {@code tokenGapMs == 0} it is a <em>zero-cost upstream</em>: once the first-token delay
+ * (none if 0) has passed, the whole answer (every chunk, the usage chunk, {@code [DONE]}) goes out
+ * in one write as a response of known length, built by appending precomputed bytes; nothing is
+ * scheduled per token. Optional request fields may be absent or JSON null; a body it cannot serve
+ * gets a 400, never silence.
  */
 public final class NullEngineServer extends VerticleBase {
+
+  private static final String ID = "cmpl-null";
+  /** A streamed token's event, and the last token's (finish reason "length"). */
+  private static final byte[] TOKEN_EVENT = bytes("data: " + chunk("x", null).encode() + "\n\n");
+  private static final byte[] LAST_TOKEN_EVENT = bytes("data: " + chunk("x", "length").encode() + "\n\n");
+  private static final byte[] DONE_EVENT = bytes("data: [DONE]\n\n");
+  private static final CharSequence EVENT_STREAM = HttpHeaders.createOptimized("text/event-stream; charset=utf-8");
+  private static final CharSequence NO_CACHE = HttpHeaders.createOptimized("no-cache");
+  private static final CharSequence APPLICATION_JSON = HttpHeaders.createOptimized("application/json");
 
   private final String host;
   private final int port;
@@ -61,61 +79,142 @@ public final class NullEngineServer extends VerticleBase {
           .end(new JsonObject().put("metrics", new JsonObject().put("running", running.get())
               .put("waiting", 0).put("kv_pages_free", 100_000).put("kv_pages_total", 100_000)).encode());
       case "/v1/completions" -> req.body().onSuccess(buf -> {
-        JsonObject body;
+        Request r;
         try {
-          body = buf.toJsonObject();
-        } catch (DecodeException e) {
-          error(req.response(), "request body is not JSON: " + e.getMessage());
+          r = Request.parse(buf);
+        } catch (RuntimeException e) {
+          // Whatever the body holds, it is answered: an exception here used to leave it hanging.
+          error(req.response(), String.valueOf(e.getMessage()));
           return;
         }
-        complete(req.response(), body);
+        complete(req.response(), r);
       });
       default -> req.response().setStatusCode(404).end();
     }
   }
 
-  private void complete(HttpServerResponse resp, JsonObject body) {
-    Object maxTokens = body.getValue("max_tokens");
-    if (!(maxTokens instanceof Number n) || n.intValue() < 1) {
-      error(resp, "the null engine needs max_tokens >= 1");
-      return;
+  /** What the null engine reads from a completion request; optional fields absent or null alike. */
+  record Request(int tokens, int promptTokens, boolean stream, boolean usage) {
+
+    /** @throws IllegalArgumentException with the reason when the body cannot be served */
+    static Request parse(Buffer buf) {
+      JsonObject body;
+      try {
+        body = buf.toJsonObject();
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException("request body is not a JSON object: " + e.getMessage());
+      }
+      if (!(body.getValue("max_tokens") instanceof Number n) || n.intValue() < 1) {
+        throw new IllegalArgumentException("the null engine needs max_tokens >= 1");
+      }
+      Object prompt = body.getValue("prompt");
+      int promptTokens = prompt instanceof JsonArray a ? a.size()
+          : prompt instanceof String s ? s.split(" ").length : 0;
+      boolean stream = flag(body, "stream");
+      Object options = body.getValue("stream_options");
+      if (options != null && !(options instanceof JsonObject)) {
+        throw new IllegalArgumentException("stream_options is not an object");
+      }
+      boolean usage = options != null && flag((JsonObject) options, "include_usage");
+      return new Request(n.intValue(), promptTokens, stream, usage);
     }
-    int tokens = n.intValue();
-    Object prompt = body.getValue("prompt");
-    int promptTokens = prompt instanceof JsonArray a ? a.size() : String.valueOf(prompt).split(" ").length;
-    boolean usage = body.getJsonObject("stream_options", new JsonObject()).getBoolean("include_usage", false);
+
+    private static boolean flag(JsonObject o, String key) {
+      Object v = o.getValue(key);
+      if (v != null && !(v instanceof Boolean)) {
+        throw new IllegalArgumentException(key + " is not a boolean");
+      }
+      return Boolean.TRUE.equals(v);
+    }
+  }
+
+  private void complete(HttpServerResponse resp, Request r) {
     long start = System.nanoTime();
     running.incrementAndGet();
     resp.endHandler(v -> running.decrementAndGet());
     resp.closeHandler(v -> running.decrementAndGet());
-    if (!body.getBoolean("stream", false)) {
-      vertx.setTimer(Math.max(1, firstTokenMs + tokenGapMs * (tokens - 1)), id -> resp
-          .putHeader("content-type", "application/json")
-          .end(chunk("x".repeat(tokens), "length").put("usage", usage(promptTokens, tokens, start, start)).encode()));
+    if (!r.stream()) {
+      long delay = firstTokenMs + tokenGapMs * (r.tokens() - 1);
+      Runnable answer = () -> {
+        if (!resp.closed()) {
+          resp.putHeader(HttpHeaders.CONTENT_TYPE, APPLICATION_JSON).end(chunk("x".repeat(r.tokens()), "length")
+              .put("usage", usage(r.promptTokens(), r.tokens(), start, System.nanoTime())).encode());
+        }
+      };
+      later(delay, answer);
       return;
     }
-    SseWriter sse = new SseWriter(resp).start();
-    vertx.setTimer(Math.max(1, firstTokenMs), id -> token(sse, 0, tokens, promptTokens, usage, start, 0));
+    if (tokenGapMs <= 0) {
+      later(firstTokenMs, () -> whole(resp, r, start));
+      return;
+    }
+    streamHead(resp).setChunked(true);
+    vertx.setTimer(Math.max(1, firstTokenMs), id -> token(resp, 0, r, start, 0));
   }
 
-  private void token(SseWriter sse, int i, int tokens, int promptTokens, boolean usage, long start,
-      long firstNanos) {
-    if (sse.ended()) {
+  /** Runs {@code action} now if {@code delayMs} is 0, else after it. */
+  private void later(long delayMs, Runnable action) {
+    if (delayMs <= 0) {
+      action.run();
+    } else {
+      vertx.setTimer(delayMs, id -> action.run());
+    }
+  }
+
+  private static HttpServerResponse streamHead(HttpServerResponse resp) {
+    MultiMap headers = resp.headers();
+    headers.set(HttpHeaders.CONTENT_TYPE, EVENT_STREAM).set(HttpHeaders.CACHE_CONTROL, NO_CACHE);
+    return resp;
+  }
+
+  /** The whole stream in one write: every token's event, the usage event if asked, [DONE]. */
+  private static void whole(HttpServerResponse resp, Request r, long start) {
+    if (resp.closed()) {
+      return;
+    }
+    int n = r.tokens();
+    Buffer out = Buffer.buffer(TOKEN_EVENT.length * n + DONE_EVENT.length + (r.usage() ? 400 : 0));
+    for (int i = 0; i < n - 1; i++) {
+      out.appendBytes(TOKEN_EVENT);
+    }
+    out.appendBytes(LAST_TOKEN_EVENT);
+    if (r.usage()) {
+      long now = System.nanoTime();
+      out.appendBytes(usageEvent(r, start, now, now));
+    }
+    out.appendBytes(DONE_EVENT);
+    streamHead(resp).end(out);
+  }
+
+  private void token(HttpServerResponse resp, int i, Request r, long start, long firstNanos) {
+    if (resp.closed() || resp.ended()) {
       return;
     }
     long first = i == 0 ? System.nanoTime() : firstNanos;
-    boolean last = i == tokens - 1;
-    sse.write(chunk("x", last ? "length" : null));
+    boolean last = i == r.tokens() - 1;
     if (!last) {
-      vertx.setTimer(Math.max(1, tokenGapMs), id -> token(sse, i + 1, tokens, promptTokens, usage, start, first));
+      resp.write(Buffer.buffer(TOKEN_EVENT));
+      vertx.setTimer(Math.max(1, tokenGapMs), id -> token(resp, i + 1, r, start, first));
       return;
     }
-    sse.end(usage ? chunk(null, null).put("choices", new JsonArray())
-        .put("usage", usage(promptTokens, tokens, start, first)) : null);
+    Buffer tail = Buffer.buffer(LAST_TOKEN_EVENT);
+    if (r.usage()) {
+      tail.appendBytes(usageEvent(r, start, first, System.nanoTime()));
+    }
+    resp.end(tail.appendBytes(DONE_EVENT));
+  }
+
+  private static byte[] usageEvent(Request r, long start, long first, long now) {
+    JsonObject usage = chunk(null, null).put("choices", new JsonArray())
+        .put("usage", usage(r.promptTokens(), r.tokens(), start, first, now));
+    return bytes("data: " + usage.encode() + "\n\n");
   }
 
   private static JsonObject usage(int promptTokens, int tokens, long start, long first) {
-    long now = System.nanoTime();
+    return usage(promptTokens, tokens, start, first, System.nanoTime());
+  }
+
+  private static JsonObject usage(int promptTokens, int tokens, long start, long first, long now) {
     return new JsonObject().put("prompt_tokens", promptTokens).put("completion_tokens", tokens)
         .put("total_tokens", promptTokens + tokens).put("extra", new JsonObject()
             .put("ttft_s", (first - start) / 1e9).put("end_to_end_latency_s", (now - start) / 1e9));
@@ -126,8 +225,12 @@ public final class NullEngineServer extends VerticleBase {
     if (text != null) {
       choices.add(new JsonObject().put("finish_reason", finish).put("index", 0).put("logprobs", null).put("text", text));
     }
-    return new JsonObject().put("id", "cmpl-null").put("choices", choices).put("created", 0).put("model", null)
+    return new JsonObject().put("id", ID).put("choices", choices).put("created", 0).put("model", null)
         .put("object", "text_completion").put("usage", null);
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
   }
 
   private static void error(HttpServerResponse resp, String message) {

@@ -5,6 +5,7 @@ import dev.tandem.config.ConfigValidator;
 import dev.tandem.config.RouterConfig;
 import dev.tandem.supervisor.SupervisorVerticle;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -87,9 +88,23 @@ public final class RouterCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * The router process relays every byte of every answer: Netty's native epoll transport where it
+   * loads (Linux x86-64), NIO elsewhere or with {@code -Dtandem.native-transport=false}.
+   */
+  static VertxOptions vertxOptions() {
+    return new VertxOptions()
+        .setPreferNativeTransport(!"false".equals(System.getProperty("tandem.native-transport")));
+  }
+
   /** Starts the fleet and blocks until the JVM is asked to stop (the shutdown hook stops it). */
   private static int serve(RouterConfig config) {
-    Vertx vertx = Vertx.vertx();
+    Vertx vertx = Vertx.vertx(vertxOptions());
+    if (!vertx.isNativeTransportEnabled()) {
+      org.slf4j.LoggerFactory.getLogger(RouterCommand.class).info("network transport: Java NIO ({})",
+          vertx.unavailableNativeTransportCause() == null ? "native transport not asked for"
+              : vertx.unavailableNativeTransportCause().toString());
+    }
     CountDownLatch closed = new CountDownLatch(1);
     Duration closeWait = config.get(RouterConfig.STOP_GRACE).plusSeconds(10);
     Thread hook = new Thread(() -> close(vertx, closeWait, closed), "tandem-router-shutdown");

@@ -1,17 +1,27 @@
 package dev.tandem.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -82,5 +92,132 @@ class NullEngineServerTest {
           assertEquals(100_000, metrics.getInteger("kv_pages_total"));
           ctx.completeNow();
         })));
+  }
+
+  private static Future<HttpResponse<Buffer>> post(WebClient http, int port, String body) {
+    return http.post(port, "127.0.0.1", "/v1/completions").timeout(5_000)
+        .putHeader("content-type", "application/json").sendBuffer(Buffer.buffer(body));
+  }
+
+  /** The data of each SSE event of {@code body}. */
+  private static List<String> events(String body) {
+    List<String> out = new ArrayList<>();
+    for (String event : body.split("\n\n")) {
+      if (event.startsWith("data: ")) {
+        out.add(event.substring("data: ".length()));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Every valid body is answered: optional fields may be JSON null ({@code "stream_options": null}
+   * used to throw inside the body handler, and the connection hung).
+   */
+  @Test
+  @Timeout(value = 30, timeUnit = TimeUnit.SECONDS)
+  void answersBodiesWithNullOptionalFields(Vertx vertx, VertxTestContext ctx) {
+    NullEngineServer server = new NullEngineServer("127.0.0.1", 0, 0, 0, new AtomicInteger());
+    WebClient http = WebClient.create(vertx);
+    String[] bodies = {
+        "{\"prompt\":[1,2,3],\"max_tokens\":4,\"stream\":true,\"stream_options\":null}",
+        "{\"prompt\":[1,2,3],\"max_tokens\":4,\"stream\":true,\"stream_options\":{\"include_usage\":null}}",
+        "{\"prompt\":[1,2,3],\"max_tokens\":4,\"stream\":null,\"stream_options\":null}",
+        "{\"prompt\":null,\"max_tokens\":4,\"stream\":false}",
+        "{\"prompt\":\"a b c\",\"max_tokens\":4,\"stream\":true,\"stream_options\":{\"include_usage\":true}}",
+    };
+    vertx.deployVerticle(server).compose(id -> {
+      List<Future<HttpResponse<Buffer>>> answers = new ArrayList<>();
+      for (String b : bodies) {
+        answers.add(post(http, server.actualPort(), b));
+      }
+      return Future.all(answers).map(all -> answers.stream().map(Future::result).toList());
+    }).onComplete(ctx.succeeding(answers -> ctx.verify(() -> {
+      for (int i = 0; i < bodies.length; i++) {
+        assertEquals(200, answers.get(i).statusCode(), bodies[i] + ": " + answers.get(i).bodyAsString());
+      }
+      List<String> streamed = events(answers.get(0).bodyAsString());
+      assertEquals(5, streamed.size(), "4 tokens and [DONE], no usage: " + streamed);
+      assertEquals("[DONE]", streamed.get(4));
+      assertEquals(4, new JsonObject(answers.get(2).bodyAsString()).getJsonArray("choices")
+          .getJsonObject(0).getString("text").length(), "stream: null is not streaming");
+      List<String> withUsage = events(answers.get(4).bodyAsString());
+      assertEquals(6, withUsage.size(), "4 tokens, usage, [DONE]: " + withUsage);
+      JsonObject usage = new JsonObject(withUsage.get(4)).getJsonObject("usage");
+      assertEquals(3, usage.getInteger("prompt_tokens"));
+      assertEquals(4, usage.getInteger("completion_tokens"));
+      assertNotNull(usage.getJsonObject("extra").getDouble("ttft_s"));
+      ctx.completeNow();
+    })));
+  }
+
+  /** A body it cannot serve is refused with a 400, never left unanswered. */
+  @Test
+  @Timeout(value = 30, timeUnit = TimeUnit.SECONDS)
+  void refusesBadBodiesWith400(Vertx vertx, VertxTestContext ctx) {
+    NullEngineServer server = new NullEngineServer("127.0.0.1", 0, 0, 0, new AtomicInteger());
+    WebClient http = WebClient.create(vertx);
+    String[] bodies = {"[1,2]", "{\"max_tokens\":null}", "{\"max_tokens\":2,\"stream\":\"yes\"}",
+        "{\"max_tokens\":2,\"stream\":true,\"stream_options\":[1]}", "not json"};
+    vertx.deployVerticle(server).compose(id -> {
+      List<Future<HttpResponse<Buffer>>> answers = new ArrayList<>();
+      for (String b : bodies) {
+        answers.add(post(http, server.actualPort(), b));
+      }
+      return Future.all(answers).map(all -> answers.stream().map(Future::result).toList());
+    }).onComplete(ctx.succeeding(answers -> ctx.verify(() -> {
+      for (int i = 0; i < bodies.length; i++) {
+        assertEquals(400, answers.get(i).statusCode(), bodies[i] + ": " + answers.get(i).bodyAsString());
+      }
+      ctx.completeNow();
+    })));
+  }
+
+  /**
+   * With no delays the whole stream is one response of known length, written at once (not a
+   * chunked stream spaced by timer ticks): 16 tokens, the usage record and [DONE].
+   */
+  @Test
+  @Timeout(value = 30, timeUnit = TimeUnit.SECONDS)
+  void zeroDelaysWriteTheWholeStreamAtOnce(Vertx vertx, VertxTestContext ctx) {
+    NullEngineServer server = new NullEngineServer("127.0.0.1", 0, 0, 0, new AtomicInteger());
+    vertx.deployVerticle(server).compose(id -> vertx.executeBlocking(() -> {
+      String body = "{\"prompt\":[1,2,3,4],\"max_tokens\":16,\"stream\":true,"
+          + "\"stream_options\":{\"include_usage\":true}}";
+      try (Socket socket = new Socket("127.0.0.1", server.actualPort())) {
+        socket.getOutputStream().write(("POST /v1/completions HTTP/1.1\r\nHost: x\r\n"
+            + "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
+            .getBytes(StandardCharsets.US_ASCII));
+        InputStream in = socket.getInputStream();
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        byte[] buf = new byte[65536];
+        while (!got.toString(StandardCharsets.UTF_8).contains("data: [DONE]\n\n")) {
+          int n = in.read(buf);
+          if (n < 0) {
+            break;
+          }
+          got.write(buf, 0, n);
+        }
+        return got.toString(StandardCharsets.UTF_8);
+      }
+    })).onComplete(ctx.succeeding(response -> ctx.verify(() -> {
+      String head = response.substring(0, response.indexOf("\r\n\r\n")).toLowerCase();
+      String body = response.substring(response.indexOf("\r\n\r\n") + 4);
+      assertTrue(head.startsWith("http/1.1 200"), head);
+      assertTrue(head.contains("content-type: text/event-stream"), head);
+      assertTrue(head.contains("content-length: " + body.getBytes(StandardCharsets.UTF_8).length), head);
+      assertFalse(head.contains("chunked"), head);
+      List<String> events = events(body);
+      assertEquals(18, events.size(), "16 tokens, usage, [DONE]");
+      for (int i = 0; i < 16; i++) {
+        JsonObject choice = new JsonObject(events.get(i)).getJsonArray("choices").getJsonObject(0);
+        assertEquals("x", choice.getString("text"));
+        assertEquals(i == 15 ? "length" : null, choice.getString("finish_reason"));
+      }
+      JsonObject last = new JsonObject(events.get(16));
+      assertEquals(new JsonArray(), last.getJsonArray("choices"));
+      assertEquals(20, last.getJsonObject("usage").getInteger("total_tokens"));
+      ctx.completeNow();
+    })));
   }
 }

@@ -2,6 +2,7 @@ package dev.tandem.router.api;
 
 import dev.tandem.api.ApiError;
 import dev.tandem.api.ErrorResponses;
+import dev.tandem.api.FastJson;
 import dev.tandem.router.access.ClientKey;
 import dev.tandem.router.admission.RateLimited;
 import dev.tandem.router.dispatch.ClientOutput;
@@ -41,7 +42,7 @@ final class CompletionsHandler implements Handler<RoutingContext> {
     ClientKey key = ctx.get(ClientKey.CONTEXT_KEY, ClientKey.ANONYMOUS);
     JsonObject body;
     try {
-      body = ctx.body().asJsonObject();
+      body = fastBody(ctx);
     } catch (RuntimeException e) {
       refuse(response, ApiError.invalid(null, "invalid_json", "the body is not valid JSON: " + e.getMessage()));
       return;
@@ -75,6 +76,19 @@ final class CompletionsHandler implements Handler<RoutingContext> {
         runner.run(request, admitted.result(), output, clock);
       });
     });
+  }
+
+  /** The body as a JSON object by the streaming codec; anything else as Vert.x reads it (its errors). */
+  private static JsonObject fastBody(RoutingContext ctx) {
+    io.vertx.core.buffer.Buffer buf = ctx.body().buffer();
+    if (buf != null && buf.length() > 0) {
+      try {
+        return FastJson.parseObject(buf);
+      } catch (RuntimeException notAnObject) {
+        // fall through: Vert.x's own reading says what is wrong
+      }
+    }
+    return ctx.body().asJsonObject();
   }
 
   private void refuse(HttpServerResponse response, Throwable error) {

@@ -1,6 +1,7 @@
 package dev.tandem.router.api;
 
 import dev.tandem.api.ErrorResponses;
+import dev.tandem.api.FastJson;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
@@ -18,7 +19,7 @@ final class JsonOutput implements WholeAnswerOutput {
   public void complete(JsonObject whole, JsonObject usage) {
     if (!response.closed() && !response.ended()) {
       response.setStatusCode(200).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-          .end(whole.encode());
+          .end(FastJson.toBuffer(whole));
     }
   }
 

@@ -3,30 +3,65 @@ package dev.tandem.router.api;
 import dev.tandem.api.SseWriter;
 import dev.tandem.router.dispatch.ClientChunk;
 import dev.tandem.router.dispatch.ClientOutput;
+import io.vertx.core.Context;
 import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 /**
- * A streaming HTTP answer through the shared {@link SseWriter}: deltas go out as the bytes
- * {@link ClientChunk#toSse()} rendered, the usage chunk (if asked for) and {@code [DONE]} in one
- * last write, and a failure after the first chunk as an error event without {@code [DONE]}.
+ * A streaming HTTP answer through the shared {@link SseWriter}. Deltas are rendered straight into
+ * one pending buffer ({@link ClientChunk#appendSse}) and written together once the event loop has
+ * handled what it read — so every delta decoded from one engine read goes out in one write and one
+ * flush, not one per chunk. The usage chunk (if asked for) and {@code [DONE]} end the stream in the
+ * same write as whatever is still pending: when the engine's whole answer arrived in one read, the
+ * client's whole answer is one write (a response of known length). A failure after the first
+ * chunk is an error event without {@code [DONE]}, after the pending deltas.
  */
 final class SseOutput implements ClientOutput {
 
+  /** Pending bytes beyond which they are written at once rather than after the read. */
+  private static final int MAX_PENDING = 64 * 1024;
+
   private final SseWriter sse;
   private final boolean includeUsage;
+  private final Context context;
+  private final Handler<Void> flushTask = v -> flush();
+  private Buffer pending;
+  private boolean flushScheduled;
 
   SseOutput(HttpServerResponse response, boolean includeUsage) {
     this.sse = new SseWriter(response);
     this.includeUsage = includeUsage;
+    this.context = Vertx.currentContext();
   }
 
   @Override
   public void write(ClientChunk chunk) {
-    if (!sse.ended()) {
-      sse.writeFramed(chunk.toSse());
+    if (sse.ended()) {
+      return;
+    }
+    if (pending == null) {
+      pending = Buffer.buffer(1024);
+    }
+    chunk.appendSse(pending);
+    if (pending.length() >= MAX_PENDING || context == null) {
+      flush();
+    } else if (!flushScheduled) {
+      flushScheduled = true;
+      context.runOnContext(flushTask);
+    }
+  }
+
+  /** Writes what is pending (one write, one flush). */
+  private void flush() {
+    flushScheduled = false;
+    Buffer out = pending;
+    pending = null;
+    if (out != null && out.length() > 0) {
+      sse.writeFramed(out);
     }
   }
 
@@ -42,11 +77,16 @@ final class SseOutput implements ClientOutput {
 
   @Override
   public void complete(JsonObject whole, JsonObject usage) {
-    sse.end(includeUsage ? whole.copy().put("choices", new JsonArray()).put("usage", usage) : null);
+    Buffer out = pending;
+    pending = null;
+    // A shallow copy: choices and usage are replaced, the other values are strings and numbers.
+    sse.end(out, includeUsage ? new JsonObject(new java.util.LinkedHashMap<>(whole.getMap()))
+        .put("choices", new JsonArray()).put("usage", usage) : null);
   }
 
   @Override
   public void fail(Throwable error) {
+    flush();
     sse.fail(error);
   }
 }

@@ -13,4 +13,9 @@ public interface ClientChunk {
 
   /** The whole SSE event, {@code data: } to the blank line. */
   Buffer toSse();
+
+  /** Appends {@link #toSse()}'s bytes to {@code out} (directly, where the chunk can). */
+  default void appendSse(Buffer out) {
+    out.appendBuffer(toSse());
+  }
 }

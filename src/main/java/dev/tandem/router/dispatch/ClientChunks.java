@@ -87,6 +87,13 @@ final class ClientChunks {
 
     @Override
     public Buffer toSse() {
+      Buffer out = Buffer.buffer(owner.ssePrefix().length + text.length() + 96);
+      appendSse(out);
+      return out;
+    }
+
+    @Override
+    public void appendSse(Buffer out) {
       byte[] prefix = owner.ssePrefix();
       byte[] escaped;
       try {
@@ -94,11 +101,16 @@ final class ClientChunks {
       } catch (IllegalArgumentException brokenSurrogate) {
         // A lone UTF-16 surrogate (an engine escaped half a pair): the general encoder writes
         // it as the UTF-8 conversion of the whole line does, '?'.
-        return SseWriter.frame(toJson().encode());
+        out.appendBuffer(SseWriter.frame(toJson().encode()));
+        return;
       }
-      Buffer out = Buffer.buffer(prefix.length + escaped.length + 96);
-      out.appendBytes(prefix).appendString(Integer.toString(index)).appendBytes(TEXT)
-          .appendBytes(escaped).appendBytes(LOGPROBS);
+      out.appendBytes(prefix);
+      if (index < 10) {
+        out.appendByte((byte) ('0' + index));
+      } else {
+        out.appendString(Integer.toString(index));
+      }
+      out.appendBytes(TEXT).appendBytes(escaped).appendBytes(LOGPROBS);
       if (logprobs == null) {
         out.appendBytes(NULL);
       } else {
@@ -111,7 +123,7 @@ final class ClientChunks {
         out.appendByte((byte) '"').appendBytes(JsonStringEncoder.getInstance().quoteAsUTF8(finishReason))
             .appendByte((byte) '"');
       }
-      return out.appendBytes(END);
+      out.appendBytes(END);
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.tandem.router.upstream;
 
+import dev.tandem.api.FastJson;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -136,6 +137,30 @@ public final class EngineClient {
     return timed(path, engineId, start, head.future());
   }
 
+  /** An engine's base URL, parsed once (not per request). */
+  private record Origin(String host, int port, boolean ssl, String pathPrefix) {
+
+    static Origin parse(String baseUrl) {
+      java.net.URI uri = java.net.URI.create(baseUrl);
+      boolean ssl = "https".equalsIgnoreCase(uri.getScheme());
+      String prefix = uri.getRawPath() == null ? "" : uri.getRawPath();
+      return new Origin(uri.getHost(), uri.getPort() >= 0 ? uri.getPort() : ssl ? 443 : 80, ssl,
+          prefix.endsWith("/") ? prefix.substring(0, prefix.length() - 1) : prefix);
+    }
+
+    RequestOptions options(String path) {
+      return new RequestOptions().setMethod(HttpMethod.POST).setHost(host).setPort(port).setSsl(ssl)
+          .setURI(pathPrefix + path).putHeader(HttpHeaders.CONTENT_TYPE, APPLICATION_JSON);
+    }
+  }
+
+  private static final CharSequence APPLICATION_JSON = HttpHeaders.createOptimized("application/json");
+  private final java.util.Map<String, Origin> origins = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private Origin origin(String baseUrl) {
+    return origins.computeIfAbsent(baseUrl, Origin::parse);
+  }
+
   public Future<Void> close() {
     return http.close();
   }
@@ -152,10 +177,14 @@ public final class EngineClient {
   private Future<HttpClientResponse> send(int engineId, String baseUrl, String path,
       JsonObject body, String stage, CallGuard guard) {
     Promise<HttpClientResponse> response = Promise.promise();
-    RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST)
-        .setAbsoluteURI(baseUrl + path)
-        .putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
-    Buffer payload = body.toBuffer();
+    RequestOptions options;
+    try {
+      options = origin(baseUrl).options(path);
+    } catch (IllegalArgumentException badUrl) {
+      guard.fail(UpstreamException.unreachable(engineId, stage, badUrl));
+      return response.future();
+    }
+    Buffer payload = FastJson.toBuffer(body);
     request(options)
         .onFailure(e -> guard.fail(UpstreamException.unreachable(engineId, stage, e)))
         .onSuccess(req -> {

@@ -1,0 +1,45 @@
+package dev.tandem.api;
+
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.EncodeException;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.json.jackson.JacksonCodec;
+
+/**
+ * JSON of the request path with Jackson's streaming codec. Vert.x's {@code JsonObject.encode()},
+ * {@code toBuffer()} and body decoding use its databind codec whenever jackson-databind is on the
+ * class path (it is, for other libraries), which goes through an ObjectMapper's serializer lookup
+ * for every value; the router encodes an engine body, decodes a client body and encodes an answer
+ * per request, so those go through the streaming codec (same output: Vert.x's own value encoding).
+ */
+public final class FastJson {
+
+  private static final JacksonCodec CODEC = new JacksonCodec();
+
+  private FastJson() {}
+
+  public static Buffer toBuffer(JsonObject json) {
+    try {
+      return CODEC.toBuffer(json, false);
+    } catch (EncodeException notPlainJson) {
+      return json.toBuffer(); // a value only databind knows how to write
+    }
+  }
+
+  public static String encode(JsonObject json) {
+    try {
+      return CODEC.toString(json, false);
+    } catch (EncodeException notPlainJson) {
+      return json.encode();
+    }
+  }
+
+  /**
+   * The body as a JSON object.
+   *
+   * @throws io.vertx.core.json.DecodeException or ClassCastException when it is not one
+   */
+  public static JsonObject parseObject(Buffer body) {
+    return CODEC.fromBuffer(body, JsonObject.class);
+  }
+}
