@@ -26,7 +26,8 @@ import picocli.CommandLine.Spec;
  * option of {@link RouterConfig} (made by {@link ConfigFlags}). Checks the configuration (exit code
  * 2 with a one-line message), starts every engine and the router, and serves until SIGTERM or
  * Ctrl-C, which stop every engine within the grace period. A failed start-up exits with code 1
- * after stopping whatever it had started.
+ * after stopping whatever it had started. With {@code --cluster} its Vert.x joins a Hazelcast
+ * cluster first ({@link ClusterVertx}), so clustered Vert.x applications reach the fleet's bus API.
  */
 @Command(name = "router", mixinStandardHelpOptions = true, sortOptions = false,
     modelTransformer = ConfigFlags.class, customSynopsis = "tandem router MODEL [OPTIONS]",
@@ -89,7 +90,22 @@ public final class RouterCommand implements Callable<Integer> {
 
   /** Starts the fleet and blocks until the JVM is asked to stop (the shutdown hook stops it). */
   private static int serve(RouterConfig config) {
-    Vertx vertx = Vertx.vertx();
+    Vertx vertx;
+    try {
+      vertx = ClusterVertx.start(config);
+    } catch (ConfigException e) {
+      System.err.println("tandem router: " + e.getMessage());
+      return ConfigException.EXIT_CODE;
+    } catch (ExecutionException e) {
+      System.err.println("tandem router: cannot join the cluster: " + e.getCause().getMessage());
+      return 1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 1;
+    } catch (RuntimeException e) {
+      System.err.println("tandem router: cannot join the cluster: " + e);
+      return 1;
+    }
     CountDownLatch closed = new CountDownLatch(1);
     Duration closeWait = config.get(RouterConfig.STOP_GRACE).plusSeconds(10);
     Thread hook = new Thread(() -> close(vertx, closeWait, closed), "tandem-router-shutdown");

@@ -121,9 +121,9 @@ public final class RouterConfig extends OptionValues<RouterConfig> {
       .help("world re-form: how long an engine may finish its requests before it restarts in the"
           + " new world (what is left fails over)"));
 
-  /** The fleet's options, then the router's. */
+  /** The fleet's options, the cluster's, then the router's. */
   public static final OptionTable OPTIONS = OptionTable.of("tandem router", FLEET,
-      RouterOptions.OPTIONS);
+      ClusterOptions.OPTIONS, RouterOptions.OPTIONS);
 
   /** Every option at its default (no model yet). */
   public RouterConfig() {
