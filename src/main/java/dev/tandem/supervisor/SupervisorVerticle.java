@@ -45,8 +45,8 @@ import org.slf4j.LoggerFactory;
  * the router verticle. Any failure stops whatever was started and
  * fails the start with the failing engine's message. Undeploying stops everything.
  *
- * <p>Answers {@link Addresses#FLEET_QUERY} with {@code {"engines": [status, ...]}}, the latest
- * status each engine published on {@link Addresses#ENGINE_STATUS}.
+ * <p>Answers {@link Addresses#fleetQuery()} with {@code {"engines": [status, ...]}}, the latest
+ * status each engine published on {@link Addresses#engineStatus()}.
  *
  * <p>Deployable from the Vert.x launcher with the JSON configuration as verticle config:
  * {@code java -cp tandem.jar io.vertx.launcher.application.VertxApplication
@@ -129,8 +129,8 @@ public final class SupervisorVerticle extends VerticleBase {
     } catch (RuntimeException e) {
       return Future.failedFuture(e);
     }
-    vertx.eventBus().<JsonObject>consumer(Addresses.ENGINE_STATUS, msg -> fleet.update(msg.body()));
-    vertx.eventBus().consumer(Addresses.FLEET_QUERY, msg -> msg.reply(fleet.toJson()
+    vertx.eventBus().<JsonObject>consumer(config.addresses().engineStatus(), msg -> fleet.update(msg.body()));
+    vertx.eventBus().consumer(config.addresses().fleetQuery(), msg -> msg.reply(fleet.toJson()
         .put("mode", config.get(ROUTER_MODE).wireName())
         .put("engine", config.get(ENGINE).wireName())
         .put("world", world == null ? null : world.toJson())));

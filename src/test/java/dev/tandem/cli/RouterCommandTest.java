@@ -237,4 +237,16 @@ class RouterCommandTest {
     assertUsageError("is not a Hazelcast configuration", args("--cluster", "--cluster-config",
         broken.toString()));
   }
+
+  @Test
+  void fleetNamesEveryBusAddress() {
+    Result r = run(args("--print-config", "--fleet", "blue").toArray(String[]::new));
+    assertEquals(0, r.code(), r.err());
+    RouterConfig config = RouterConfig.fromJson(new JsonObject(r.out()));
+    assertEquals("blue.completions", config.addresses().completions());
+    assertEquals("blue.completions", config.routerOptions().addresses().completions());
+    assertEquals("tandem.completions", new RouterConfig().addresses().completions());
+    assertUsageError("--fleet must be letters, digits, _, - or . (not first or last), not a b",
+        args("--fleet", "a b"));
+  }
 }

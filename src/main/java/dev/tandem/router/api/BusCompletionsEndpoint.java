@@ -15,9 +15,10 @@ import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
 
 /**
- * Completions on the event bus at {@link Addresses#COMPLETIONS}, and chat completions at
- * {@link Addresses#CHAT_COMPLETIONS}, for Vert.x applications that call the fleet without HTTP
- * (bodies are JSON, so a clustered bus works too). Both work alike; a chat's body, reply and
+ * Completions on the event bus at {@link Addresses#completions()}, and chat completions at
+ * {@link Addresses#chatCompletions()} ({@code tandem.completions} and {@code tandem.chat.completions}
+ * unless the router has another {@code --fleet} name), for Vert.x applications that call the fleet
+ * without HTTP (bodies are JSON, so a clustered bus works too). Both work alike; a chat's body, reply and
  * chunks are those of {@code POST /v1/chat/completions}.
  *
  * <h2>Whole answer (request/reply)</h2>
@@ -75,17 +76,17 @@ public final class BusCompletionsEndpoint {
     this.runner = runner;
   }
 
-  /** Completions at {@link Addresses#COMPLETIONS}. */
-  public static BusCompletionsEndpoint completions(Vertx vertx, CompletionService service,
-      RouterMetrics metrics, RequestRunner runner) {
-    return new BusCompletionsEndpoint(vertx, Addresses.COMPLETIONS, service::prepareRequest,
-        metrics, runner);
+  /** Completions at {@link Addresses#completions()} of {@code bus}'s fleet. */
+  public static BusCompletionsEndpoint completions(Vertx vertx, Addresses bus,
+      CompletionService service, RouterMetrics metrics, RequestRunner runner) {
+    return new BusCompletionsEndpoint(vertx, bus.completions(), service::prepareRequest, metrics,
+        runner);
   }
 
-  /** Chat completions at {@link Addresses#CHAT_COMPLETIONS}. */
-  public static BusCompletionsEndpoint chat(Vertx vertx, ChatService service, RouterMetrics metrics,
-      RequestRunner runner) {
-    return new BusCompletionsEndpoint(vertx, Addresses.CHAT_COMPLETIONS, service::prepare, metrics,
+  /** Chat completions at {@link Addresses#chatCompletions()} of {@code bus}'s fleet. */
+  public static BusCompletionsEndpoint chat(Vertx vertx, Addresses bus, ChatService service,
+      RouterMetrics metrics, RequestRunner runner) {
+    return new BusCompletionsEndpoint(vertx, bus.chatCompletions(), service::prepare, metrics,
         runner);
   }
 
