@@ -16,6 +16,9 @@ public final class ClusterOptions {
   public static final Option<Boolean> CLUSTER = OPTIONS.add(Option.bool("cluster", "--cluster",
       false).help("join a Vert.x cluster through Hazelcast, so clustered Vert.x applications call the"
           + " fleet on the event bus (docs/cluster.md)"));
+  public static final Option<Boolean> ATTACH = OPTIONS.add(Option.bool("attach", "--attach",
+      false).help("a router only: serve the fleet of this --fleet name that another router started"
+          + " on the cluster, its engines learnt from the bus (the endpoint options are ignored)"));
   public static final Option<String> CLUSTER_CONFIG = OPTIONS.add(Option.string("clusterConfig",
       "--cluster-config", null).rule(notBlank()).label("FILE")
       .help("Hazelcast XML or YAML configuration; none: cluster.xml on the class path (the jar's:"

@@ -33,10 +33,12 @@ public final class ConfigValidator {
       throw new ConfigException("a model folder is required (tandem router MODEL, or \"model\" in"
           + " the JSON configuration)");
     }
-    List<EndpointConfig> endpoints = config.endpoints();
+    // An attached router starts no engine: the fleet's endpoints are another router's business.
+    List<EndpointConfig> endpoints = config.get(ClusterOptions.ATTACH) ? List.of()
+        : config.endpoints();
     checkPortsDiffer(config.get(RouterOptions.ROUTER_PORT), config.get(RouterOptions.ADMIN_PORT),
         endpoints);
-    if (config.get(RouterOptions.ROUTER_MODE) == RouterMode.DISAGG) {
+    if (config.get(RouterOptions.ROUTER_MODE) == RouterMode.DISAGG && !endpoints.isEmpty()) {
       checkDisaggTopology(endpoints);
     }
     checkCluster(config);
@@ -77,7 +79,8 @@ public final class ConfigValidator {
     if (adminPort != null && adminPort != 0) {
       checkFree("the admin routes", config.get(RouterOptions.ROUTER_HOST), adminPort);
     }
-    for (EndpointConfig endpoint : config.endpoints()) {
+    for (EndpointConfig endpoint : config.get(ClusterOptions.ATTACH) ? List.<EndpointConfig>of()
+        : config.endpoints()) {
       checkFree("endpoint " + endpoint.id(), endpoint.host(), endpoint.port());
     }
   }

@@ -13,6 +13,7 @@ import static dev.tandem.config.RouterOptions.ROUTER_HOST;
 import static dev.tandem.config.RouterOptions.ROUTER_MODE;
 import static dev.tandem.config.RouterOptions.ROUTER_PORT;
 
+import dev.tandem.config.ClusterOptions;
 import dev.tandem.config.ConfigValidator;
 import dev.tandem.config.EndpointConfig;
 import dev.tandem.config.RouterConfig;
@@ -100,6 +101,14 @@ public final class SupervisorVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     long began = System.nanoTime();
+    try {
+      config = given != null ? given : RouterConfig.fromJson(config());
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
+    if (config.get(ClusterOptions.ATTACH)) {
+      return attach(began);
+    }
     return configure()
         .compose(v -> formWorld())
         .compose(v -> startEngines())
@@ -120,6 +129,28 @@ public final class SupervisorVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     return tearDown();
+  }
+
+  /**
+   * {@code --attach}: a router only, for a fleet another router's supervisor runs on the cluster;
+   * the router learns its engines from the bus as it always does. No engine, no world, no fleet
+   * view or admin consumers of its own (the fleet's supervisor answers those).
+   */
+  private Future<?> attach(long began) {
+    try {
+      ConfigValidator.validate(config);
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
+    return vertx.executeBlocking(() -> {
+      ConfigValidator.checkEnvironment(config);
+      return null;
+    }).compose(v -> loadTokenizer())
+        .compose(v -> deployRouter())
+        .onSuccess(v -> LOG.info("router of fleet '{}' attached on http://{}:{} after {} s; its"
+            + " engines come from the bus", config.addresses().fleet(), config.get(ROUTER_HOST),
+            config.get(ROUTER_PORT), seconds(began)))
+        .recover(err -> tearDown().transform(x -> Future.failedFuture(err)));
   }
 
   private Future<Void> configure() {

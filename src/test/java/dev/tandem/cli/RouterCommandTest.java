@@ -228,6 +228,7 @@ class RouterCommandTest {
   @Test
   void clusterFlagsNeedClusterAndTlsNeedsKeyCertificateAndTrust() throws IOException {
     assertUsageError("--cluster-host needs --cluster", args("--cluster-host", "10.0.0.5"));
+    assertUsageError("--attach needs --cluster", args("--attach"));
     Path pem = Files.writeString(dir.resolve("x.pem"), "not checked here");
     assertUsageError("missing: --cluster-trust", args("--cluster", "--cluster-key", pem.toString(),
         "--cluster-cert", pem.toString()));
@@ -236,6 +237,15 @@ class RouterCommandTest {
     Path broken = Files.writeString(dir.resolve("broken.xml"), "<hazelcast><oops/></hazelcast>");
     assertUsageError("is not a Hazelcast configuration", args("--cluster", "--cluster-config",
         broken.toString()));
+  }
+
+  @Test
+  void anAttachedRouterNeedsNoEndpointsOfItsOwn() {
+    // the endpoint ports are another router's (and in use): not checked, not a disagg topology
+    Result r = run("router", model.toString(), "--router-port", Integer.toString(routerPort),
+        "--cluster", "--attach", "--print-config");
+    assertEquals(0, r.code(), r.err());
+    assertEquals(true, RouterConfig.fromJson(new JsonObject(r.out())).get(ClusterOptions.ATTACH));
   }
 
   @Test

@@ -35,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Tandem on a Vert.x cluster, on loopback, every party a JVM of its own: two routers started as
  * {@code tandem router --cluster} (fleets {@code tandem} and {@code blue}, one builtin engine each,
  * the tiny model) and {@link BusClientApp}, a Vert.x application that is not Tandem, using
- * {@link TandemBusClient}. All three use the jar's cluster.xml with a cluster name and port of
+ * {@link TandemBusClient}, and a third router started with {@code --attach} (no engines of its
+ * own: it serves fleet tandem's). All use the jar's cluster.xml with a cluster name and port of
  * this test's own ({@link TestCluster}).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -47,6 +48,8 @@ class ClusterBusIT {
   static JvmProcess routerA;
   static JvmProcess routerB;
   static JvmProcess app;
+  static JvmProcess attached;
+  static int routerPortC;
   static int routerPortA;
   static int routerPortB;
   static int enginePortA;
@@ -55,7 +58,8 @@ class ClusterBusIT {
   @BeforeAll
   static void startTheCluster() throws Exception {
     Path hz = TestCluster.config(dir.resolve("hz"), FreePorts.of(1)[0]);
-    int[] ports = FreePorts.of(4);
+    int[] ports = FreePorts.of(5);
+    routerPortC = ports[4];
     routerPortA = ports[0];
     enginePortA = ports[1];
     routerPortB = ports[2];
@@ -69,13 +73,18 @@ class ClusterBusIT {
     appJvm.add("-Dvertx.hazelcast.config=" + hz);
     app = JvmProcess.start(TandemJar.probeCommand("256m", BusClientApp.class), appJvm,
         dir.resolve("app.log"));
+    attached = JvmProcess.start(TandemJar.command("256m", "router", TinyModel.shared().toString(),
+        "--cluster", "--cluster-config", hz.toString(), "--cluster-host", "127.0.0.1", "--attach",
+        "--router-mode", "round-robin", "--router-port", Integer.toString(routerPortC)), jvm,
+        dir.resolve("router-c.log"));
     app.await("READY", 60_000);
     awaitReady(routerB, routerPortB);
+    awaitReady(attached, routerPortC);
   }
 
   @AfterAll
   static void stopAll() throws InterruptedException {
-    for (JvmProcess p : new JvmProcess[] {app, routerB, routerA}) {
+    for (JvmProcess p : new JvmProcess[] {app, attached, routerB, routerA}) {
       if (p != null) {
         p.close();
       }
@@ -160,8 +169,24 @@ class ClusterBusIT {
    * engine is held, still working, until the router notices the caller is gone: its probe cannot
    * be delivered once the cluster has dropped the dead member (Hazelcast's heartbeat timeout).
    */
+  /** {@code --attach}: a second router of fleet tandem, no engines of its own, serves engine A. */
   @Test
   @Order(4)
+  void anAttachedRouterServesTheFleetAnotherRouterStarted() throws Exception {
+    assertEquals(List.of(enginePortA), enginePorts(routerPortC));
+    assertEquals(1, new JsonObject(get(routerPortA, "/fleet").body()).getJsonArray("engines")
+        .size(), "the attached router started no engine");
+    JsonObject body = new JsonObject().put("prompt", "Attached").put("max_tokens", 12)
+        .put("temperature", 0);
+    double before = metric(enginePortA, "tandem_engine_requests_received_total");
+    JsonObject viaC = new JsonObject(post(routerPortC, "/v1/completions", body.encode()).body());
+    JsonObject viaA = new JsonObject(post(routerPortA, "/v1/completions", body.encode()).body());
+    assertEquals(viaA.getJsonArray("choices"), viaC.getJsonArray("choices"), viaC.encode());
+    assertEquals(before + 2, metric(enginePortA, "tandem_engine_requests_received_total"));
+  }
+
+  @Test
+  @Order(5)
   void aCallerKilledMidStreamStopsTheEnginesWork() throws Exception {
     JsonObject body = new JsonObject().put("prompt", "Go on forever").put("max_tokens", 4000)
         .put("n", 4).put("logprobs", 5).put("temperature", 0)
@@ -169,13 +194,14 @@ class ClusterBusIT {
     app.send("hang tandem " + body.encode());
     app.await("HANGING", 60_000);
     assertTrue(metric(enginePortA, "tandem_engine_running") >= 1, "the engine is generating");
-    assertEquals(1, inFlight(routerPortA));
+    // the bus spreads fleet tandem's requests over its two routers, A and the attached one
+    assertEquals(1, inFlight(routerPortA) + inFlight(routerPortC));
     double abortedBefore = metric(enginePortA, "tandem_engine_requests_aborted_total");
     double completedBefore = metric(enginePortA, "tandem_engine_completion_tokens_total");
     long killedAt = System.nanoTime();
     app.kill();
     waitUntil(() -> metric(enginePortA, "tandem_engine_running") == 0
-        && inFlight(routerPortA) == 0, 60_000, "the engine's work to stop");
+        && inFlight(routerPortA) + inFlight(routerPortC) == 0, 60_000, "the engine's work to stop");
     long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
     assertEquals(abortedBefore + 1, metric(enginePortA, "tandem_engine_requests_aborted_total"),
         "the router aborted the engine request (it did not run to its end)");
