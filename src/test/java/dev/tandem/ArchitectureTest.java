@@ -75,6 +75,13 @@ class ArchitectureTest {
   }
 
   @Test
+  void theBusClientKnowsTheBusContractOnly() {
+    check(classes().that().resideInAPackage("dev.tandem.client..").should().onlyDependOnClassesThat(
+        resideOutsideOfPackage("dev.tandem..").or(resideInAnyPackage("dev.tandem.client..",
+            "dev.tandem.bus.."))));
+  }
+
+  @Test
   void routerFleetAndWorldKnowEachOtherOnlyThroughTheBus() {
     check(noClasses().that().resideInAPackage("dev.tandem.router..").should().dependOnClassesThat()
         .resideInAnyPackage("dev.tandem.fleet..", "dev.tandem.world..", "dev.tandem.supervisor..",

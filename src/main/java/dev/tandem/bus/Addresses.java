@@ -1,16 +1,62 @@
 package dev.tandem.bus;
 
-/** Event-bus addresses, all in one place. Bodies are JSON so they work on a clustered bus. */
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * The event-bus addresses of one fleet, all in one place. Every address starts with the fleet's
+ * name ({@code --fleet}, default {@value #DEFAULT_FLEET}), so two fleets share one cluster without
+ * seeing each other's engines: {@code Addresses.of("blue").completions()} is
+ * {@code blue.completions}, and {@link #DEFAULT}'s addresses are {@code tandem.*}. Bodies are JSON
+ * so they work on a clustered bus.
+ */
 public final class Addresses {
+  /** The fleet name when none is given: the addresses of a single fleet ({@code tandem.*}). */
+  public static final String DEFAULT_FLEET = "tandem";
+  /** A fleet name: letters, digits, {@code _ - .}; starting with a letter or digit. */
+  public static final Pattern FLEET_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
+  /** The addresses of the default fleet. */
+  public static final Addresses DEFAULT = new Addresses(DEFAULT_FLEET);
+
+  private final String fleet;
+
+  private Addresses(String fleet) {
+    this.fleet = fleet;
+  }
+
+  /** The addresses of fleet {@code fleet}; a name that is not a {@link #FLEET_NAME} is refused. */
+  public static Addresses of(String fleet) {
+    Objects.requireNonNull(fleet, "fleet");
+    if (!FLEET_NAME.matcher(fleet).matches() || fleet.endsWith(".")) {
+      throw new IllegalArgumentException("fleet name '" + fleet + "' must be letters, digits, _, -"
+          + " or . (not first or last)");
+    }
+    return fleet.equals(DEFAULT_FLEET) ? DEFAULT : new Addresses(fleet);
+  }
+
+  /** The fleet's name, the first part of every address. */
+  public String fleet() {
+    return fleet;
+  }
+
   /** Published by each EngineVerticle on every state change: {@link EngineStatus#toJson()}. */
-  public static final String ENGINE_STATUS = "tandem.engine.status";
+  public String engineStatus() {
+    return fleet + ".engine.status";
+  }
+
   /**
    * Published by each READY EngineVerticle once per load-report period:
    * {@link LoadReport#toJson()}. The router balances on these and never polls engines itself.
    */
-  public static final String ENGINE_LOAD = "tandem.engine.load";
+  public String engineLoad() {
+    return fleet + ".engine.load";
+  }
+
   /** Request/reply: answers the current status of every engine (supervisor's view). */
-  public static final String FLEET_QUERY = "tandem.fleet.query";
+  public String fleetQuery() {
+    return fleet + ".fleet.query";
+  }
+
   /**
    * Request/reply (supervisor): start one more engine,
    * {@code {"host", "port", "role": "both|prefill|decode", "numGpus"}} (all but {@code port}
@@ -18,21 +64,45 @@ public final class Addresses {
    * the builtin KV world with the next PEs. Fails with 409 when the fleet's KV world cannot admit a
    * member (NVSHMEM's, or --fixed-world: a re-form is needed), 400 for a bad body.
    */
-  public static final String FLEET_ADD = "tandem.fleet.add";
+  public String fleetAdd() {
+    return fleet + ".fleet.add";
+  }
+
   /**
    * Request/reply (supervisor): stop engine {@code {"id"}} and forget it; the reply is its last
    * status. 404 for an unknown engine.
    */
-  public static final String FLEET_REMOVE = "tandem.fleet.remove";
-  /** Request/reply and streaming completions served by the router. */
-  public static final String COMPLETIONS = "tandem.completions";
-  /** The same for chat completions: bodies, replies and chunks of /v1/chat/completions. */
-  public static final String CHAT_COMPLETIONS = "tandem.chat.completions";
-
-  /** Control address of engine {@code id} (restart, stop). */
-  public static String engineControl(int id) {
-    return "tandem.engine." + id + ".control";
+  public String fleetRemove() {
+    return fleet + ".fleet.remove";
   }
 
-  private Addresses() {}
+  /** Request/reply and streaming completions served by the router (BusCompletionsEndpoint). */
+  public String completions() {
+    return fleet + ".completions";
+  }
+
+  /** The same for chat completions: bodies, replies and chunks of /v1/chat/completions. */
+  public String chatCompletions() {
+    return fleet + ".chat.completions";
+  }
+
+  /** Control address of engine {@code id} (restart, stop). */
+  public String engineControl(int id) {
+    return fleet + ".engine." + id + ".control";
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Addresses a && a.fleet.equals(fleet);
+  }
+
+  @Override
+  public int hashCode() {
+    return fleet.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return fleet + ".*";
+  }
 }

@@ -3,7 +3,7 @@ package dev.tandem.bus;
 import io.vertx.core.json.JsonObject;
 
 /**
- * What an EngineVerticle publishes on {@link Addresses#ENGINE_STATUS} on every state change.
+ * What an EngineVerticle publishes on {@link Addresses#engineStatus()} on every state change.
  * {@code peStart} is the engine's first PE (the {@code recv_rank} the router sends to a prefill
  * engine); {@code generation} increases with every restart.
  *

@@ -4,7 +4,7 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * One engine's load at one moment, as its EngineVerticle read it from the engine and published it
- * on {@link Addresses#ENGINE_LOAD}. A gauge the engine does not report is null and absent from the
+ * on {@link Addresses#engineLoad()}. A gauge the engine does not report is null and absent from the
  * JSON: MLC engines report no running/waiting counts or free KV pages (only cumulative counters),
  * so a router then balances on its own in-flight counts.
  *

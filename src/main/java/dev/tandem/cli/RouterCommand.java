@@ -5,7 +5,6 @@ import dev.tandem.config.ConfigValidator;
 import dev.tandem.config.RouterConfig;
 import dev.tandem.supervisor.SupervisorVerticle;
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -27,7 +26,8 @@ import picocli.CommandLine.Spec;
  * option of {@link RouterConfig} (made by {@link ConfigFlags}). Checks the configuration (exit code
  * 2 with a one-line message), starts every engine and the router, and serves until SIGTERM or
  * Ctrl-C, which stop every engine within the grace period. A failed start-up exits with code 1
- * after stopping whatever it had started.
+ * after stopping whatever it had started. With {@code --cluster} its Vert.x joins a Hazelcast
+ * cluster first ({@link ClusterVertx}), so clustered Vert.x applications reach the fleet's bus API.
  */
 @Command(name = "router", mixinStandardHelpOptions = true, sortOptions = false,
     modelTransformer = ConfigFlags.class, customSynopsis = "tandem router MODEL [OPTIONS]",
@@ -88,18 +88,24 @@ public final class RouterCommand implements Callable<Integer> {
     }
   }
 
-  /**
-   * The router process relays every byte of every answer: Netty's native epoll transport where it
-   * loads (Linux x86-64), NIO elsewhere or with {@code -Dtandem.native-transport=false}.
-   */
-  static VertxOptions vertxOptions() {
-    return new VertxOptions()
-        .setPreferNativeTransport(!"false".equals(System.getProperty("tandem.native-transport")));
-  }
-
   /** Starts the fleet and blocks until the JVM is asked to stop (the shutdown hook stops it). */
   private static int serve(RouterConfig config) {
-    Vertx vertx = Vertx.vertx(vertxOptions());
+    Vertx vertx;
+    try {
+      vertx = ClusterVertx.start(config);
+    } catch (ConfigException e) {
+      System.err.println("tandem router: " + e.getMessage());
+      return ConfigException.EXIT_CODE;
+    } catch (ExecutionException e) {
+      System.err.println("tandem router: cannot join the cluster: " + e.getCause().getMessage());
+      return 1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 1;
+    } catch (RuntimeException e) {
+      System.err.println("tandem router: cannot join the cluster: " + e);
+      return 1;
+    }
     if (!vertx.isNativeTransportEnabled()) {
       org.slf4j.LoggerFactory.getLogger(RouterCommand.class).info("network transport: Java NIO ({})",
           vertx.unavailableNativeTransportCause() == null ? "native transport not asked for"

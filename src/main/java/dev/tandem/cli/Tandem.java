@@ -14,6 +14,10 @@ public final class Tandem implements Runnable {
     // DJL probes a cloud metadata address for telemetry unless switched off before first use.
     System.setProperty("ai.djl.offline", "true");
     System.setProperty("hazelcast.phone.home.enabled", "false");
+    // Hazelcast logs every membership step at info (conf/simplelogger.properties says the same).
+    if (System.getProperty("org.slf4j.simpleLogger.log.com.hazelcast") == null) {
+      System.setProperty("org.slf4j.simpleLogger.log.com.hazelcast", "warn");
+    }
   }
 
   @Override

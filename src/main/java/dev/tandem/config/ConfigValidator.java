@@ -33,12 +33,15 @@ public final class ConfigValidator {
       throw new ConfigException("a model folder is required (tandem router MODEL, or \"model\" in"
           + " the JSON configuration)");
     }
-    List<EndpointConfig> endpoints = config.endpoints();
+    // An attached router starts no engine: the fleet's endpoints are another router's business.
+    List<EndpointConfig> endpoints = config.get(ClusterOptions.ATTACH) ? List.of()
+        : config.endpoints();
     checkPortsDiffer(config.get(RouterOptions.ROUTER_PORT), config.get(RouterOptions.ADMIN_PORT),
         endpoints);
-    if (config.get(RouterOptions.ROUTER_MODE) == RouterMode.DISAGG) {
+    if (config.get(RouterOptions.ROUTER_MODE) == RouterMode.DISAGG && !endpoints.isEmpty()) {
       checkDisaggTopology(endpoints);
     }
+    checkCluster(config);
     Duration backoff = config.get(RouterConfig.RESTART_BACKOFF);
     if (config.get(RouterConfig.RESTART_BACKOFF_MAX).compareTo(backoff) < 0) {
       throw new ConfigException("--restart-backoff-max (restartBackoffMaxMs) must not be below"
@@ -62,14 +65,44 @@ public final class ConfigValidator {
       throw new ConfigException("--chat-template " + Path.of(template).toAbsolutePath()
           + " is not a file (give a Jinja template, or a JSON file with \"chat_template\")");
     }
+    for (Option<String> file : List.of(ClusterOptions.CLUSTER_CONFIG, ClusterOptions.CLUSTER_KEY,
+        ClusterOptions.CLUSTER_CERT, ClusterOptions.CLUSTER_TRUST)) {
+      String given = config.get(file);
+      if (given != null && !Files.isRegularFile(Path.of(given))) {
+        throw new ConfigException(file.flag() + " " + Path.of(given).toAbsolutePath()
+            + " is not a file");
+      }
+    }
     checkFree("the router", config.get(RouterOptions.ROUTER_HOST),
         config.get(RouterOptions.ROUTER_PORT));
     Integer adminPort = config.get(RouterOptions.ADMIN_PORT);
     if (adminPort != null && adminPort != 0) {
       checkFree("the admin routes", config.get(RouterOptions.ROUTER_HOST), adminPort);
     }
-    for (EndpointConfig endpoint : config.endpoints()) {
+    for (EndpointConfig endpoint : config.get(ClusterOptions.ATTACH) ? List.<EndpointConfig>of()
+        : config.endpoints()) {
       checkFree("endpoint " + endpoint.id(), endpoint.host(), endpoint.port());
+    }
+  }
+
+  /** Cluster options need --cluster; the event bus's TLS needs key, certificate and trust. */
+  private static void checkCluster(RouterConfig config) {
+    List<Option<?>> given = ClusterOptions.OPTIONS.options().stream()
+        .filter(o -> o != ClusterOptions.CLUSTER && config.get(o) != null
+            && !config.get(o).equals(o.defaultValue()))
+        .toList();
+    if (!config.get(ClusterOptions.CLUSTER) && !given.isEmpty()) {
+      throw new ConfigException(given.get(0).flag() + " needs --cluster (it configures the"
+          + " clustered event bus)");
+    }
+    List<Option<String>> tls = List.of(ClusterOptions.CLUSTER_KEY, ClusterOptions.CLUSTER_CERT,
+        ClusterOptions.CLUSTER_TRUST);
+    long set = tls.stream().filter(o -> config.get(o) != null).count();
+    if (set != 0 && set != tls.size()) {
+      throw new ConfigException("the event bus's TLS needs all of --cluster-key, --cluster-cert and"
+          + " --cluster-trust (each member both accepts and opens connections); missing: "
+          + String.join(", ", tls.stream().filter(o -> config.get(o) == null).map(Option::flag)
+              .toList()));
     }
   }
 

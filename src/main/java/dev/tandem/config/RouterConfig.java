@@ -8,6 +8,7 @@ import static dev.tandem.config.Rule.notEmpty;
 import static dev.tandem.config.Rule.notNegative;
 import static dev.tandem.config.Rule.positive;
 
+import dev.tandem.bus.Addresses;
 import dev.tandem.bus.EngineRole;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
@@ -121,9 +122,9 @@ public final class RouterConfig extends OptionValues<RouterConfig> {
       .help("world re-form: how long an engine may finish its requests before it restarts in the"
           + " new world (what is left fails over)"));
 
-  /** The fleet's options, then the router's. */
+  /** The fleet's options, the cluster's, then the router's. */
   public static final OptionTable OPTIONS = OptionTable.of("tandem router", FLEET,
-      RouterOptions.OPTIONS);
+      ClusterOptions.OPTIONS, RouterOptions.OPTIONS);
 
   /** Every option at its default (no model yet). */
   public RouterConfig() {
@@ -143,6 +144,11 @@ public final class RouterConfig extends OptionValues<RouterConfig> {
   /** Same as {@code new RouterConfig(json)}. */
   public static RouterConfig fromJson(JsonObject json) {
     return new RouterConfig(json);
+  }
+
+  /** The event-bus addresses of this fleet ({@code --fleet}). */
+  public Addresses addresses() {
+    return Addresses.of(get(RouterOptions.FLEET_NAME));
   }
 
   /** The router verticle's options: every {@link RouterOptions} value of this configuration. */

@@ -6,6 +6,7 @@ import static dev.tandem.config.Rule.notBlank;
 import static dev.tandem.config.Rule.notNegative;
 import static dev.tandem.config.Rule.positive;
 
+import dev.tandem.bus.Addresses;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
@@ -24,6 +25,12 @@ public final class RouterOptions extends OptionValues<RouterOptions> {
   public static final Option<RouterMode> ROUTER_MODE = OPTIONS.add(Option.of("routerMode",
       "--router-mode", ValueType.choice(List.of(RouterMode.values()), RouterMode::wireName),
       RouterMode.DISAGG).help("as mlc_llm router"));
+  public static final Option<String> FLEET_NAME = OPTIONS.add(Option.string("fleet", "--fleet",
+      Addresses.DEFAULT_FLEET).rule(Rule.<String>of(f -> Addresses.FLEET_NAME.matcher(f).matches()
+          && !f.endsWith("."), "must be letters, digits, _, - or . (not first or last)"))
+      .label("NAME").help("the fleet's name, the first part of every event-bus address"
+          + " (NAME.completions, NAME.engine.status, ...): fleets of other names share a cluster"
+          + " without seeing each other"));
   public static final Option<String> ROUTER_HOST = OPTIONS.add(Option.string("routerHost",
       "--router-host", "127.0.0.1").rule(notBlank()).label("HOST")
       .help("where the router listens"));
@@ -151,6 +158,11 @@ public final class RouterOptions extends OptionValues<RouterOptions> {
       "removeGraceMs", "--remove-grace", Duration.ofSeconds(30)).rule(notNegative())
       .help("DELETE /admin/engines/{id}: how long the drained engine's in-flight requests may"
           + " take before it is stopped"));
+
+  /** The event-bus addresses of this router's fleet ({@link #FLEET_NAME}). */
+  public Addresses addresses() {
+    return Addresses.of(get(FLEET_NAME));
+  }
 
   /** The routing policy; unset (a router deployed without a fleet configuration): least-loaded. */
   public String policy() {

@@ -5,6 +5,7 @@ import static dev.tandem.config.RouterConfig.LOAD_REPORT_INTERVAL;
 import static dev.tandem.config.RouterConfig.STARTUP_TIMEOUT;
 import static dev.tandem.config.RouterConfig.STOP_GRACE;
 
+import dev.tandem.bus.Addresses;
 import dev.tandem.bus.EngineStatus;
 import dev.tandem.config.EndpointConfig;
 import dev.tandem.config.EngineKind;
@@ -23,18 +24,19 @@ import java.time.Duration;
  * @param loadReportInterval how often the engine's load is read and published (zero: never)
  * @param kind the engine program ({@code builtin}, {@code mlc}), published with every status
  * @param world the world the command makes the engine join, or null for none
+ * @param bus the addresses of the fleet the engine belongs to (status, load, control)
  */
 public record EngineSpec(EndpointConfig endpoint, String device, EngineCommand command,
     String readinessPath, String healthPath, Path logFile, Duration startupTimeout,
     Duration stopGrace, HealthPolicy health, RestartPolicy restart, Duration loadReportInterval,
-    String kind, EngineStatus.World world) {
+    String kind, EngineStatus.World world, Addresses bus) {
 
-  /** A builtin engine in no world. */
+  /** A builtin engine in no world, in the default fleet. */
   public EngineSpec(EndpointConfig endpoint, String device, EngineCommand command,
       String readinessPath, String healthPath, Path logFile, Duration startupTimeout,
       Duration stopGrace, HealthPolicy health, RestartPolicy restart, Duration loadReportInterval) {
     this(endpoint, device, command, readinessPath, healthPath, logFile, startupTimeout, stopGrace,
-        health, restart, loadReportInterval, EngineStatus.BUILTIN, null);
+        health, restart, loadReportInterval, EngineStatus.BUILTIN, null, Addresses.DEFAULT);
   }
 
   /** The spec for one endpoint of a fleet, with the command built by {@code profile}. */
@@ -46,7 +48,8 @@ public record EngineSpec(EndpointConfig endpoint, String device, EngineCommand c
         logDir.resolve("engine-" + endpoint.id() + ".log"), config.get(STARTUP_TIMEOUT),
         config.get(STOP_GRACE), HealthPolicy.of(config), RestartPolicy.of(config),
         config.get(LOAD_REPORT_INTERVAL), profile.kind().wireName(), launch.world() == null ? null
-            : new EngineStatus.World(0, profile.kind() == EngineKind.MLC || config.get(FIXED_WORLD)));
+            : new EngineStatus.World(0, profile.kind() == EngineKind.MLC || config.get(FIXED_WORLD)),
+        config.addresses());
   }
 
   /** {@code engine 1 (decode, 127.0.0.1:8081, cpu:1)}, for logs and error messages. */

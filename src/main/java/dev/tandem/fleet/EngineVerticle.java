@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The states and their allowed transitions are {@link EngineLifecycle}'s table; every change
  * goes through {@link #moveTo}, which publishes {@link EngineStatus} JSON (plus {@code pid},
- * {@code device}, {@code logFile}) on {@link Addresses#ENGINE_STATUS} and runs the health loop and
+ * {@code device}, {@code logFile}) on {@link Addresses#engineStatus()} and runs the health loop and
  * the {@link LoadReporter} exactly while the engine is READY. {@link Addresses#engineControl(int)}
  * answers {@code status}, {@code restart} and {@code stop} (a string body, or JSON
  * {@code {"action": ...}}), and {@code {"action": "rejoin", "uid", "npes", "epoch", "drainMs"}}
@@ -99,7 +99,7 @@ public final class EngineVerticle extends VerticleBase {
     }
     http = WebClient.create(vertx, new WebClientOptions().setKeepAlive(false));
     launcher = vertx.createSharedWorkerExecutor(LAUNCHER_POOL, 1);
-    control = vertx.eventBus().consumer(Addresses.engineControl(spec.endpoint().id()), this::onControl);
+    control = vertx.eventBus().consumer(spec.bus().engineControl(spec.endpoint().id()), this::onControl);
     announce();
     return launch().andThen(ar -> {
       if (ar.succeeded()) {
@@ -362,7 +362,7 @@ public final class EngineVerticle extends VerticleBase {
   /** Publishes the initial STARTING state (the lifecycle starts there). */
   private void announce() {
     LOG.info("{}: {} ({})", spec.describe(), lifecycle.state(), lifecycle.detail());
-    vertx.eventBus().publish(Addresses.ENGINE_STATUS, statusJson());
+    vertx.eventBus().publish(spec.bus().engineStatus(), statusJson());
   }
 
   /**
@@ -384,7 +384,7 @@ public final class EngineVerticle extends VerticleBase {
       default -> LOG.info("{}: {} ({}{})", spec.describe(), next, why,
           child != null && child.isAlive() ? ", pid " + child.pid() : "");
     }
-    vertx.eventBus().publish(Addresses.ENGINE_STATUS, statusJson());
+    vertx.eventBus().publish(spec.bus().engineStatus(), statusJson());
     if (next == EngineState.READY) {
       startWatching(); // after the READY status, so that load reports follow it on the bus
     }

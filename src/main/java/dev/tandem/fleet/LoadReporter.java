@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * Reports one READY engine's load on the bus: every {@code loadReportInterval} (after the previous
  * read finished) it posts {@code {}} to the engine's {@value #PATH} — MLC's debug route, mounted
  * under {@code --enable-debug}, which both profiles pass — and publishes the answer as a
- * {@link LoadReport} on {@link Addresses#ENGINE_LOAD}. Logs when the load becomes unreadable or
+ * {@link LoadReport} on {@link Addresses#engineLoad()}. Logs when the load becomes unreadable or
  * readable again, not on every read. One instance per READY period of one engine process.
  */
 final class LoadReporter {
@@ -67,7 +67,7 @@ final class LoadReporter {
         unreadable = false;
         LOG.info("{}: load readable again", spec.describe());
       }
-      vertx.eventBus().publish(Addresses.ENGINE_LOAD, ar.result().toJson());
+      vertx.eventBus().publish(spec.bus().engineLoad(), ar.result().toJson());
     } else if (!unreadable) {
       unreadable = true;
       LOG.warn("{}: load unreadable ({}); routers balance on their own in-flight counts",

@@ -179,11 +179,11 @@ public final class RouterVerticle extends VerticleBase {
     RequestRunner runner = new RequestRunner(access, admission, metrics.ops(),
         options.get(ROUTER_MODE).wireName());
     AdminRoutes admin = new AdminRoutes(vertx, registry, admission.gate(), metrics::reservationsOpen,
-        options.get(REMOVE_GRACE));
+        options.get(REMOVE_GRACE), options.addresses());
     feed = new DashboardFeed(vertx, registry, admission.gate(), metrics);
-    fleet = new FleetSubscription(vertx, registry);
-    bus = BusCompletionsEndpoint.completions(vertx, service, metrics, runner);
-    chatBus = BusCompletionsEndpoint.chat(vertx, chatService, metrics, runner);
+    fleet = new FleetSubscription(vertx, registry, options.addresses());
+    bus = BusCompletionsEndpoint.completions(vertx, options.addresses(), service, metrics, runner);
+    chatBus = BusCompletionsEndpoint.chat(vertx, options.addresses(), chatService, metrics, runner);
     Integer adminPort = options.get(ADMIN_PORT);
     server = vertx.createHttpServer(new HttpServerOptions().setHost(options.get(ROUTER_HOST))
         .setPort(options.get(ROUTER_PORT)).setTcpNoDelay(true))

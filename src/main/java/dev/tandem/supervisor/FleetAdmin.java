@@ -38,8 +38,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Engines added and removed while the fleet runs, on {@link Addresses#FLEET_ADD} and
- * {@link Addresses#FLEET_REMOVE} (the router's admin API asks; it never imports the fleet). An
+ * Engines added and removed while the fleet runs, on {@link Addresses#fleetAdd()} and
+ * {@link Addresses#fleetRemove()} (the router's admin API asks; it never imports the fleet). An
  * added engine gets the next id and the next device index, the fleet's model, flags and log
  * folder, and is answered once READY; a removed one is undeployed (its process stopped) and
  * forgotten. In disagg mode an added engine joins the fleet's KV world with the next PEs, and the
@@ -84,8 +84,8 @@ final class FleetAdmin {
   }
 
   void start() {
-    adds = vertx.eventBus().consumer(Addresses.FLEET_ADD, this::onAdd);
-    removes = vertx.eventBus().consumer(Addresses.FLEET_REMOVE, this::onRemove);
+    adds = vertx.eventBus().consumer(config.addresses().fleetAdd(), this::onAdd);
+    removes = vertx.eventBus().consumer(config.addresses().fleetRemove(), this::onRemove);
   }
 
   void stop() {

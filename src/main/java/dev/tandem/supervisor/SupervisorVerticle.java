@@ -13,6 +13,7 @@ import static dev.tandem.config.RouterOptions.ROUTER_HOST;
 import static dev.tandem.config.RouterOptions.ROUTER_MODE;
 import static dev.tandem.config.RouterOptions.ROUTER_PORT;
 
+import dev.tandem.config.ClusterOptions;
 import dev.tandem.config.ConfigValidator;
 import dev.tandem.config.EndpointConfig;
 import dev.tandem.config.RouterConfig;
@@ -45,8 +46,8 @@ import org.slf4j.LoggerFactory;
  * the router verticle. Any failure stops whatever was started and
  * fails the start with the failing engine's message. Undeploying stops everything.
  *
- * <p>Answers {@link Addresses#FLEET_QUERY} with {@code {"engines": [status, ...]}}, the latest
- * status each engine published on {@link Addresses#ENGINE_STATUS}.
+ * <p>Answers {@link Addresses#fleetQuery()} with {@code {"engines": [status, ...]}}, the latest
+ * status each engine published on {@link Addresses#engineStatus()}.
  *
  * <p>Deployable from the Vert.x launcher with the JSON configuration as verticle config:
  * {@code java -cp tandem.jar io.vertx.launcher.application.VertxApplication
@@ -100,6 +101,14 @@ public final class SupervisorVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     long began = System.nanoTime();
+    try {
+      config = given != null ? given : RouterConfig.fromJson(config());
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
+    if (config.get(ClusterOptions.ATTACH)) {
+      return attach(began);
+    }
     return configure()
         .compose(v -> formWorld())
         .compose(v -> startEngines())
@@ -122,6 +131,28 @@ public final class SupervisorVerticle extends VerticleBase {
     return tearDown();
   }
 
+  /**
+   * {@code --attach}: a router only, for a fleet another router's supervisor runs on the cluster;
+   * the router learns its engines from the bus as it always does. No engine, no world, no fleet
+   * view or admin consumers of its own (the fleet's supervisor answers those).
+   */
+  private Future<?> attach(long began) {
+    try {
+      ConfigValidator.validate(config);
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
+    return vertx.executeBlocking(() -> {
+      ConfigValidator.checkEnvironment(config);
+      return null;
+    }).compose(v -> loadTokenizer())
+        .compose(v -> deployRouter())
+        .onSuccess(v -> LOG.info("router of fleet '{}' attached on http://{}:{} after {} s; its"
+            + " engines come from the bus", config.addresses().fleet(), config.get(ROUTER_HOST),
+            config.get(ROUTER_PORT), seconds(began)))
+        .recover(err -> tearDown().transform(x -> Future.failedFuture(err)));
+  }
+
   private Future<Void> configure() {
     try {
       config = given != null ? given : RouterConfig.fromJson(config());
@@ -129,8 +160,8 @@ public final class SupervisorVerticle extends VerticleBase {
     } catch (RuntimeException e) {
       return Future.failedFuture(e);
     }
-    vertx.eventBus().<JsonObject>consumer(Addresses.ENGINE_STATUS, msg -> fleet.update(msg.body()));
-    vertx.eventBus().consumer(Addresses.FLEET_QUERY, msg -> msg.reply(fleet.toJson()
+    vertx.eventBus().<JsonObject>consumer(config.addresses().engineStatus(), msg -> fleet.update(msg.body()));
+    vertx.eventBus().consumer(config.addresses().fleetQuery(), msg -> msg.reply(fleet.toJson()
         .put("mode", config.get(ROUTER_MODE).wireName())
         .put("engine", config.get(ENGINE).wireName())
         .put("world", world == null ? null : world.toJson())));

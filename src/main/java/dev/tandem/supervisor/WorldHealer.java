@@ -4,7 +4,6 @@ import static dev.tandem.config.RouterConfig.REFORM_DRAIN;
 import static dev.tandem.config.RouterConfig.RESTART_LIMIT;
 import static dev.tandem.config.RouterConfig.STARTUP_TIMEOUT;
 
-import dev.tandem.bus.Addresses;
 import dev.tandem.bus.EngineState;
 import dev.tandem.bus.EngineStatus;
 import dev.tandem.config.EndpointConfig;
@@ -78,7 +77,7 @@ final class WorldHealer {
         record(json);
       }
     }
-    consumer = vertx.eventBus().consumer(Addresses.ENGINE_STATUS, msg -> onStatus(msg.body()));
+    consumer = vertx.eventBus().consumer(config.addresses().engineStatus(), msg -> onStatus(msg.body()));
     latest.values().stream().filter(s -> s.state() != EngineState.READY).findFirst()
         .filter(down -> broken()).ifPresent(this::reform); // one died before we watched
   }
@@ -182,7 +181,7 @@ final class WorldHealer {
     for (EndpointConfig e : engines) {
       long drain = state(e.id()) == EngineState.READY ? config.get(REFORM_DRAIN).toMillis() : 0;
       WorldRejoin order = new WorldRejoin(next.init().uid(), next.init().npes(), next.epoch(), drain);
-      sent.add(vertx.eventBus().request(Addresses.engineControl(e.id()), order.toJson(),
+      sent.add(vertx.eventBus().request(config.addresses().engineControl(e.id()), order.toJson(),
           new DeliveryOptions().setSendTimeout(10_000)));
     }
     return Future.all(sent).mapEmpty();

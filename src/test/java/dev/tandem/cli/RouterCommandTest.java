@@ -15,6 +15,7 @@ import static dev.tandem.config.RouterOptions.ROUTER_PORT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.config.ClusterOptions;
 import dev.tandem.config.RouterConfig;
 import dev.tandem.testing.FreePorts;
 import io.vertx.core.json.JsonObject;
@@ -208,5 +209,54 @@ class RouterCommandTest {
         + " 1m), not '2x'", args("--chunk-idle-timeout", "2x"));
     Result missingValue = run(args("--busy-wait").toArray(String[]::new));
     assertEquals(2, missingValue.code(), "picocli usage error");
+  }
+  @Test
+  void clusterFlagsReachTheConfiguration() throws IOException {
+    Path hz = Files.writeString(dir.resolve("hz.xml"), "<hazelcast/>");
+    Result r = run(args("--print-config", "--cluster", "--cluster-config", hz.toString(),
+        "--cluster-host", "10.0.0.5", "--cluster-public-host", "router.example", "--cluster-port",
+        "7000").toArray(String[]::new));
+    assertEquals(0, r.code(), r.err());
+    RouterConfig config = RouterConfig.fromJson(new JsonObject(r.out()));
+    assertEquals(true, config.get(ClusterOptions.CLUSTER));
+    assertEquals(hz.toString(), config.get(ClusterOptions.CLUSTER_CONFIG));
+    assertEquals("10.0.0.5", config.get(ClusterOptions.CLUSTER_HOST));
+    assertEquals("router.example", config.get(ClusterOptions.CLUSTER_PUBLIC_HOST));
+    assertEquals(7000, config.get(ClusterOptions.CLUSTER_PORT));
+  }
+
+  @Test
+  void clusterFlagsNeedClusterAndTlsNeedsKeyCertificateAndTrust() throws IOException {
+    assertUsageError("--cluster-host needs --cluster", args("--cluster-host", "10.0.0.5"));
+    assertUsageError("--attach needs --cluster", args("--attach"));
+    Path pem = Files.writeString(dir.resolve("x.pem"), "not checked here");
+    assertUsageError("missing: --cluster-trust", args("--cluster", "--cluster-key", pem.toString(),
+        "--cluster-cert", pem.toString()));
+    assertUsageError("--cluster-config " + dir.resolve("none.xml").toAbsolutePath()
+        + " is not a file", args("--cluster", "--cluster-config", dir.resolve("none.xml").toString()));
+    Path broken = Files.writeString(dir.resolve("broken.xml"), "<hazelcast><oops/></hazelcast>");
+    assertUsageError("is not a Hazelcast configuration", args("--cluster", "--cluster-config",
+        broken.toString()));
+  }
+
+  @Test
+  void anAttachedRouterNeedsNoEndpointsOfItsOwn() {
+    // the endpoint ports are another router's (and in use): not checked, not a disagg topology
+    Result r = run("router", model.toString(), "--router-port", Integer.toString(routerPort),
+        "--cluster", "--attach", "--print-config");
+    assertEquals(0, r.code(), r.err());
+    assertEquals(true, RouterConfig.fromJson(new JsonObject(r.out())).get(ClusterOptions.ATTACH));
+  }
+
+  @Test
+  void fleetNamesEveryBusAddress() {
+    Result r = run(args("--print-config", "--fleet", "blue").toArray(String[]::new));
+    assertEquals(0, r.code(), r.err());
+    RouterConfig config = RouterConfig.fromJson(new JsonObject(r.out()));
+    assertEquals("blue.completions", config.addresses().completions());
+    assertEquals("blue.completions", config.routerOptions().addresses().completions());
+    assertEquals("tandem.completions", new RouterConfig().addresses().completions());
+    assertUsageError("--fleet must be letters, digits, _, - or . (not first or last), not a b",
+        args("--fleet", "a b"));
   }
 }

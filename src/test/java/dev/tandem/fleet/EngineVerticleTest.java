@@ -182,7 +182,7 @@ class EngineVerticleTest {
 
   @Test
   void controlAddressAnswersStatusAndRestarts(Vertx vertx, VertxTestContext ctx) throws Exception {
-    String address = Addresses.engineControl(0);
+    String address = Addresses.DEFAULT.engineControl(0);
     vertx.deployVerticle(new EngineVerticle(spec(List.of(), Duration.ofSeconds(30), 3)))
         .compose(id -> events.next("READY"))
         .compose(ready -> vertx.eventBus().<JsonObject>request(address, "status"))
@@ -236,7 +236,7 @@ class EngineVerticleTest {
     Checkpoint restarted = ctx.checkpoint();
     long[] pid = {0};
     boolean[] restartedSeen = {false};
-    vertx.eventBus().<JsonObject>consumer(Addresses.ENGINE_LOAD, msg -> {
+    vertx.eventBus().<JsonObject>consumer(Addresses.DEFAULT.engineLoad(), msg -> {
       LoadReport r = LoadReport.fromJson(msg.body());
       reports.add(r);
       ctx.verify(() -> assertFalse(r.generation() == 0 && restartedSeen[0],
@@ -260,7 +260,7 @@ class EngineVerticleTest {
         restarted.flag();
       }
     });
-    vertx.eventBus().<JsonObject>consumer(Addresses.ENGINE_STATUS, msg -> {
+    vertx.eventBus().<JsonObject>consumer(Addresses.DEFAULT.engineStatus(), msg -> {
       if (msg.body().getString("state").equals("READY") && pid[0] == 0) {
         pid[0] = msg.body().getLong("pid");
       }
@@ -273,7 +273,7 @@ class EngineVerticleTest {
   void noLoadReportsWhenTheIntervalIsZeroOrTheEngineIsStopped(Vertx vertx, VertxTestContext ctx)
       throws Exception {
     List<JsonObject> reports = new CopyOnWriteArrayList<>();
-    vertx.eventBus().<JsonObject>consumer(Addresses.ENGINE_LOAD, msg -> reports.add(msg.body()));
+    vertx.eventBus().<JsonObject>consumer(Addresses.DEFAULT.engineLoad(), msg -> reports.add(msg.body()));
     vertx.deployVerticle(new EngineVerticle(spec(List.of(), Duration.ofSeconds(30), 3,
             Duration.ZERO)))
         .compose(id -> events.next("READY")
@@ -289,7 +289,7 @@ class EngineVerticleTest {
   void stoppedEngineReportsNoMoreLoad(Vertx vertx, VertxTestContext ctx) throws Exception {
     List<JsonObject> reports = new CopyOnWriteArrayList<>();
     Promise<String> deployed = Promise.promise();
-    vertx.eventBus().<JsonObject>consumer(Addresses.ENGINE_LOAD, msg -> {
+    vertx.eventBus().<JsonObject>consumer(Addresses.DEFAULT.engineLoad(), msg -> {
       if (reports.add(msg.body()) && reports.size() == 1) {
         deployed.future().compose(vertx::undeploy).onComplete(ctx.succeeding(v -> {
           int atStop = reports.size();

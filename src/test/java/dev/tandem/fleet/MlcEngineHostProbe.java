@@ -38,7 +38,7 @@ public final class MlcEngineHostProbe {
 
   /** Asks the EngineVerticle for its engine's pid until it has one (it is deploying at first). */
   private static Future<Long> enginePid(Vertx vertx) {
-    return vertx.eventBus().<JsonObject>request(Addresses.engineControl(0), "status")
+    return vertx.eventBus().<JsonObject>request(Addresses.DEFAULT.engineControl(0), "status")
         .map(status -> status.body().getLong("pid"))
         .recover(notDeployedYet -> Future.succeededFuture(null))
         .compose(pid -> pid != null ? Future.succeededFuture(pid)

@@ -53,7 +53,7 @@ class FleetAdminTest {
     FleetAdmin mlc = admin(vertx, new RouterConfig().set(RouterOptions.ROUTER_MODE, RouterMode.DISAGG)
         .set(RouterConfig.ENGINE, EngineKind.MLC));
     List<String> messages = new ArrayList<>();
-    failureCode(vertx, Addresses.FLEET_ADD, new JsonObject().put("port", 8090), messages)
+    failureCode(vertx, Addresses.DEFAULT.fleetAdd(), new JsonObject().put("port", 8090), messages)
         .onComplete(ctx.succeeding(code -> ctx.verify(() -> {
           assertEquals(409, code);
           assertTrue(messages.get(0).contains("NVSHMEM world") && messages.get(0).contains("re-formed"),
@@ -68,11 +68,11 @@ class FleetAdminTest {
     admin(vertx, new RouterConfig().set(RouterOptions.ROUTER_MODE, RouterMode.ROUND_ROBIN));
     List<String> messages = new ArrayList<>();
     Future.all(List.of(
-            failureCode(vertx, Addresses.FLEET_ADD, new JsonObject(), messages),
-            failureCode(vertx, Addresses.FLEET_ADD, new JsonObject().put("port", 8080), messages),
-            failureCode(vertx, Addresses.FLEET_ADD, new JsonObject().put("port", 8091)
+            failureCode(vertx, Addresses.DEFAULT.fleetAdd(), new JsonObject(), messages),
+            failureCode(vertx, Addresses.DEFAULT.fleetAdd(), new JsonObject().put("port", 8080), messages),
+            failureCode(vertx, Addresses.DEFAULT.fleetAdd(), new JsonObject().put("port", 8091)
                 .put("role", "teacher"), messages),
-            failureCode(vertx, Addresses.FLEET_REMOVE, new JsonObject().put("id", 5), messages)))
+            failureCode(vertx, Addresses.DEFAULT.fleetRemove(), new JsonObject().put("id", 5), messages)))
         .onComplete(ctx.succeeding(all -> ctx.verify(() -> {
           assertEquals(List.of(400, 400, 400, 404), all.list(), messages.toString());
           assertTrue(messages.get(1).contains("engine 0"), messages.get(1));

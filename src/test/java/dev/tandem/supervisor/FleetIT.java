@@ -81,7 +81,7 @@ class FleetIT {
           // Started concurrently: every engine was STARTING before the first was READY.
           ctx.verify(() -> assertEquals(List.of("STARTING", "STARTING", "STARTING", "READY", "READY",
               "READY"), started.stream().map(e -> e.getString("state")).toList()));
-          return vertx.eventBus().<JsonObject>request(Addresses.FLEET_QUERY, "");
+          return vertx.eventBus().<JsonObject>request(Addresses.DEFAULT.fleetQuery(), "");
         })
         .compose(reply -> {
           JsonArray engines = reply.body().getJsonArray("engines");
@@ -134,7 +134,7 @@ class FleetIT {
           });
           // the supervisor learns it from the same published event, perhaps after this test did
           return Eventually.until(vertx, Duration.ofSeconds(2), "the supervisor's view of engine 1 READY",
-              () -> vertx.eventBus().<JsonObject>request(Addresses.FLEET_QUERY, "").map(view ->
+              () -> vertx.eventBus().<JsonObject>request(Addresses.DEFAULT.fleetQuery(), "").map(view ->
                   "READY".equals(view.body().getJsonArray("engines").getJsonObject(1).getString("state"))));
         })
         .compose(v -> vertx.undeploy(id)))

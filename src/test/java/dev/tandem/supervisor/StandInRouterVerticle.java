@@ -60,7 +60,7 @@ public final class StandInRouterVerticle extends VerticleBase {
   }
 
   private void fleet(RoutingContext ctx) {
-    vertx.eventBus().<JsonObject>request(Addresses.FLEET_QUERY, new JsonObject())
+    vertx.eventBus().<JsonObject>request(Addresses.DEFAULT.fleetQuery(), new JsonObject())
         .onSuccess(reply -> json(ctx, 200, reply.body()))
         .onFailure(err -> json(ctx, 503, error("fleet view unavailable: " + err.getMessage(),
             "service_unavailable")));

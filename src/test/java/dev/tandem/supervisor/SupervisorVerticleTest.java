@@ -90,7 +90,7 @@ class SupervisorVerticleTest {
   void fleetIsServedByTheStandInRouterAndUndeployStopsEveryEngine(Vertx vertx,
       VertxTestContext ctx) {
     List<JsonObject> events = new CopyOnWriteArrayList<>();
-    vertx.eventBus().<JsonObject>consumer(Addresses.ENGINE_STATUS, m -> events.add(m.body()));
+    vertx.eventBus().<JsonObject>consumer(Addresses.DEFAULT.engineStatus(), m -> events.add(m.body()));
     WebClient http = WebClient.create(vertx);
     int port = config.get(ROUTER_PORT);
     List<Long> pids = new ArrayList<>();
@@ -119,7 +119,7 @@ class SupervisorVerticleTest {
                   pids.add(engine.getLong("pid"));
                 }
               });
-              return vertx.eventBus().<JsonObject>request(Addresses.FLEET_QUERY, "");
+              return vertx.eventBus().<JsonObject>request(Addresses.DEFAULT.fleetQuery(), "");
             })
             .compose(viaBus -> {
               ctx.verify(() -> {

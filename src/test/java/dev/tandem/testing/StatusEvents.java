@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.function.Predicate;
 
 /**
- * Every engine status event published on {@link Addresses#ENGINE_STATUS}, in order, for tests
+ * Every engine status event published on {@link Addresses#engineStatus()}, in order, for tests
  * that follow engines through their states: {@link #next()} answers the events one by one,
  * {@link #next(String)} skips to the next one in a given state.
  */
@@ -31,7 +31,7 @@ public final class StatusEvents {
   /** Starts listening; a {@link #next} that waits longer than {@code limit} fails. */
   public static Future<StatusEvents> watch(Vertx vertx, Duration limit) {
     StatusEvents watcher = new StatusEvents(vertx, limit);
-    return vertx.eventBus().<JsonObject>consumer(Addresses.ENGINE_STATUS, m -> watcher.add(m.body()))
+    return vertx.eventBus().<JsonObject>consumer(Addresses.DEFAULT.engineStatus(), m -> watcher.add(m.body()))
         .completion().map(v -> watcher);
   }
 

@@ -1,5 +1,6 @@
 package dev.tandem.router.access;
 
+import dev.tandem.bus.BusStreams;
 import dev.tandem.api.ApiError;
 import dev.tandem.api.ErrorResponses;
 import io.vertx.core.Handler;
@@ -22,7 +23,7 @@ import java.util.function.Consumer;
 public final class AccessControl {
 
   /** The event-bus delivery header that carries the caller's key. */
-  public static final String BUS_HEADER = "tandem-api-key";
+  public static final String BUS_HEADER = BusStreams.API_KEY_HEADER;
 
   private final ApiKeys apiKeys;
   private final ApiKeys adminKeys;

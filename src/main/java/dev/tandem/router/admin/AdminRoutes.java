@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * The admin API (behind the admin key): the router's view of every engine, and what an operator
  * does to one: drain it (no new requests; in-flight ones finish), resume it, restart it (its
  * EngineVerticle, over {@link Addresses#engineControl}), add one to the fleet and remove one (the
- * supervisor, over {@link Addresses#FLEET_ADD} / {@link Addresses#FLEET_REMOVE}: the router never
+ * supervisor, over {@link Addresses#fleetAdd()} / {@link Addresses#fleetRemove()}: the router never
  * imports the fleet). Every action is logged with the admin key's name, never the key.
  */
 public final class AdminRoutes {
@@ -45,14 +45,16 @@ public final class AdminRoutes {
   private final AdmissionGate gate;
   private final LongSupplier reservationsOpen;
   private final long removeGraceMs;
+  private final Addresses bus;
 
   public AdminRoutes(Vertx vertx, EngineRegistry registry, AdmissionGate gate,
-      LongSupplier reservationsOpen, Duration removeGrace) {
+      LongSupplier reservationsOpen, Duration removeGrace, Addresses bus) {
     this.vertx = vertx;
     this.registry = registry;
     this.gate = gate;
     this.reservationsOpen = reservationsOpen;
     this.removeGraceMs = removeGrace.toMillis();
+    this.bus = bus;
   }
 
   /** Mounts the routes; the caller has put the admin check in front of {@code /admin/*}. */
@@ -67,7 +69,7 @@ public final class AdminRoutes {
       return Future.succeededFuture(engine(id));
     }));
     router.post("/admin/engines/:id/restart").handler(ctx -> withEngine(ctx, "restart", id ->
-        vertx.eventBus().<Object>request(Addresses.engineControl(id), "restart",
+        vertx.eventBus().<Object>request(bus.engineControl(id), "restart",
                 new DeliveryOptions().setSendTimeout(CONTROL_TIMEOUT_MS))
             .map(reply -> reply.body() instanceof JsonObject o ? o : new JsonObject())));
     router.delete("/admin/engines/:id").handler(this::remove);
@@ -136,7 +138,7 @@ public final class AdminRoutes {
       return;
     }
     LOG.info("admin ({}): add engine {}", who(ctx), body.encode());
-    vertx.eventBus().<JsonObject>request(Addresses.FLEET_ADD, body,
+    vertx.eventBus().<JsonObject>request(bus.fleetAdd(), body,
             new DeliveryOptions().setSendTimeout(FLEET_CHANGE_TIMEOUT_MS))
         .onSuccess(reply -> {
           LOG.info("admin ({}): engine {} added", who(ctx), reply.body().getValue("id"));
@@ -155,7 +157,7 @@ public final class AdminRoutes {
     registry.drain(id);
     long began = System.currentTimeMillis();
     drained(id, began + removeGraceMs)
-        .compose(left -> vertx.eventBus().<JsonObject>request(Addresses.FLEET_REMOVE,
+        .compose(left -> vertx.eventBus().<JsonObject>request(bus.fleetRemove(),
                 new JsonObject().put("id", id), new DeliveryOptions().setSendTimeout(FLEET_CHANGE_TIMEOUT_MS))
             .map(reply -> {
               registry.remove(id);

@@ -1,10 +1,12 @@
 package dev.tandem.router.api;
 
-import dev.tandem.api.ErrorResponses;
 import dev.tandem.api.ApiError;
+import dev.tandem.api.ErrorResponses;
 import dev.tandem.bus.Addresses;
+import dev.tandem.bus.BusStreams;
 import dev.tandem.router.access.AccessControl;
 import dev.tandem.router.access.ClientKey;
+import dev.tandem.router.admission.Admission;
 import dev.tandem.router.metrics.RequestClock;
 import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.router.upstream.Cancellation;
@@ -15,10 +17,13 @@ import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
 
 /**
- * Completions on the event bus at {@link Addresses#COMPLETIONS}, and chat completions at
- * {@link Addresses#CHAT_COMPLETIONS}, for Vert.x applications that call the fleet without HTTP
- * (bodies are JSON, so a clustered bus works too). Both work alike; a chat's body, reply and
- * chunks are those of {@code POST /v1/chat/completions}.
+ * Completions on the event bus at {@link Addresses#completions()}, and chat completions at
+ * {@link Addresses#chatCompletions()} ({@code tandem.completions} and
+ * {@code tandem.chat.completions} unless the router has another {@code --fleet} name), for Vert.x
+ * applications that call the fleet without HTTP, in this process or anywhere on a clustered bus
+ * (bodies are JSON). Both work alike; a chat's body, reply and chunks are those of
+ * {@code POST /v1/chat/completions}. {@code dev.tandem.client.TandemBusClient} speaks all of
+ * this for Java callers.
  *
  * <h2>Whole answer (request/reply)</h2>
  * Send the same JSON body as {@code POST /v1/completions} (without {@code stream}, or
@@ -28,23 +33,35 @@ import io.vertx.core.json.JsonObject;
  * status the request would have had (400, 503, ...) and whose {@code getMessage()} is the OpenAI
  * error body as JSON text.
  *
- * <h2>Streaming</h2>
+ * <h2>Streaming, with credit</h2>
  * <ol>
- *   <li>Register a consumer at an address of your own, say {@code my.app.stream.42}.
- *   <li>{@code request()} a body with {@code "stream": true} and the delivery header
- *       {@value #STREAM_ADDRESS_HEADER} = {@code my.app.stream.42}.
+ *   <li>Register a consumer at an address of your own, say {@code my.app.stream.42}, and wait
+ *       for its registration to complete (on a cluster it must be known everywhere first).
+ *   <li>{@code request()} a body with {@code "stream": true} and the delivery headers
+ *       {@value #STREAM_ADDRESS_HEADER} = {@code my.app.stream.42} and
+ *       {@value #CREDIT_HEADER} = the number of chunks you can take now (at least 1).
  *   <li>The reply comes at once, after validation: {@code {"id": "cmpl-...", "stream_address":
  *       "my.app.stream.42"}} (a chat's id is {@code chatcmpl-...}), or a failure as above
- *       (invalid request: nothing is streamed).
+ *       (invalid request: nothing is streamed). From then on the router listens at
+ *       {@code my.app.stream.42.credit} and {@code my.app.stream.42.cancel}.
  *   <li>Your consumer then receives, in order, one message per chunk (the JSON an SSE
  *       {@code data:} line would carry, usage chunk included if {@code stream_options.include_usage}),
  *       and finally exactly one of {@code {"done": true}} or
  *       {@code {"error": {"message", "type", "param", "code"}, "status": 502}}.
+ *   <li>Each chunk spends one credit; the final message spends none. Grant more by sending
+ *       {@code {"credit": n}} to {@code my.app.stream.42.credit}. Out of credit, the router sends
+ *       nothing and stops reading the engine's stream (the engine's own back-pressure then holds
+ *       its generation), so a slow consumer never has more chunks waiting than it granted.
+ *   <li>While it waits for credit the router sends {@code {"probe": true}} every second (no
+ *       credit spent; ignore it): that is how it notices a caller that is gone.
  *   <li>To stop early, send anything to {@code my.app.stream.42.cancel}: the engine request is
  *       aborted and no further chunks come (a final {@code error} message may still arrive).
  * </ol>
- * Chunks are sent without acknowledgement: the bus gives no back-pressure, so a consumer should
- * keep up (it runs on its own context) or cancel.
+ * The caller going away cancels too: when a message cannot be delivered (nobody consumes at the
+ * stream address any more — {@code NO_HANDLERS} — or the caller's cluster node is gone), the
+ * engine request is aborted and nothing more is sent; so is a stream that gets no credit for
+ * five minutes. Without {@value #CREDIT_HEADER} the router sends every chunk as it comes (no
+ * back-pressure: the consumer must keep up); the rest is the same.
  *
  * <h2>Keys and limits</h2>
  * The same as over HTTP: once the router has API keys, a request carries one in the delivery
@@ -56,9 +73,13 @@ import io.vertx.core.json.JsonObject;
 public final class BusCompletionsEndpoint {
 
   /** Delivery header naming the caller's stream address. */
-  public static final String STREAM_ADDRESS_HEADER = "tandem-stream-address";
+  public static final String STREAM_ADDRESS_HEADER = BusStreams.STREAM_ADDRESS_HEADER;
+  /** Delivery header: the chunks the caller can take at first; its absence: no flow control. */
+  public static final String CREDIT_HEADER = BusStreams.CREDIT_HEADER;
   /** Suffix of the address on which a streaming caller may cancel. */
-  public static final String CANCEL_SUFFIX = ".cancel";
+  public static final String CANCEL_SUFFIX = BusStreams.CANCEL_SUFFIX;
+  /** Suffix of the address on which a streaming caller grants credit: {@code {"credit": n}}. */
+  public static final String CREDIT_SUFFIX = BusStreams.CREDIT_SUFFIX;
 
   private final Vertx vertx;
   private final String address;
@@ -76,17 +97,17 @@ public final class BusCompletionsEndpoint {
     this.runner = runner;
   }
 
-  /** Completions at {@link Addresses#COMPLETIONS}. */
-  public static BusCompletionsEndpoint completions(Vertx vertx, CompletionService service,
-      RouterMetrics metrics, RequestRunner runner) {
-    return new BusCompletionsEndpoint(vertx, Addresses.COMPLETIONS, service::prepareRequest,
-        metrics, runner);
+  /** Completions at {@link Addresses#completions()} of {@code bus}'s fleet. */
+  public static BusCompletionsEndpoint completions(Vertx vertx, Addresses bus,
+      CompletionService service, RouterMetrics metrics, RequestRunner runner) {
+    return new BusCompletionsEndpoint(vertx, bus.completions(), service::prepareRequest, metrics,
+        runner);
   }
 
-  /** Chat completions at {@link Addresses#CHAT_COMPLETIONS}. */
-  public static BusCompletionsEndpoint chat(Vertx vertx, ChatService service, RouterMetrics metrics,
-      RequestRunner runner) {
-    return new BusCompletionsEndpoint(vertx, Addresses.CHAT_COMPLETIONS, service::prepare, metrics,
+  /** Chat completions at {@link Addresses#chatCompletions()} of {@code bus}'s fleet. */
+  public static BusCompletionsEndpoint chat(Vertx vertx, Addresses bus, ChatService service,
+      RouterMetrics metrics, RequestRunner runner) {
+    return new BusCompletionsEndpoint(vertx, bus.chatCompletions(), service::prepare, metrics,
         runner);
   }
 
@@ -104,8 +125,10 @@ public final class BusCompletionsEndpoint {
     RequestClock clock = new RequestClock();
     ClientKey key;
     JsonObject body;
+    long credit;
     try {
       key = runner.access().checkBus(msg.headers().get(AccessControl.BUS_HEADER));
+      credit = initialCredit(msg.headers().get(CREDIT_HEADER));
       body = msg.body() instanceof JsonObject o ? o : new JsonObject(String.valueOf(msg.body()));
     } catch (ApiError e) {
       failReply(msg, e);
@@ -122,25 +145,70 @@ public final class BusCompletionsEndpoint {
             "streaming over the event bus needs the delivery header " + STREAM_ADDRESS_HEADER
                 + " naming the address that receives the chunks"));
       }
-      return runner.admit(key, request, cancellation).map(ticket -> {
+      return runner.admit(key, request, cancellation).compose(ticket -> {
         if (!request.stream()) {
           runner.run(request, ticket, new BusOutputs.Reply(msg), clock);
-          return null;
+          return Future.succeededFuture();
         }
-        MessageConsumer<Object> cancel;
-        try {
-          cancel = vertx.eventBus().consumer(streamAddress + CANCEL_SUFFIX, m -> cancellation.cancel());
-          msg.reply(new JsonObject().put("id", request.id()).put("stream_address", streamAddress));
-        } catch (RuntimeException e) {
-          ticket.release(-1); // never ran: the slot goes back before the failure is answered
-          throw e;
-        }
-        runner.run(request, ticket, new BusOutputs.Stream(vertx.eventBus(), streamAddress,
-                request.includeUsage()), clock)
-            .onComplete(x -> cancel.unregister());
-        return null;
+        return stream(msg, request, ticket, clock, streamAddress, credit, cancellation);
       });
     }).onFailure(err -> failReply(msg, err));
+  }
+
+  /**
+   * Listens for the caller's cancel and credit (known cluster-wide before the reply tells the
+   * caller to use them), replies, and runs the request into the stream.
+   */
+  private Future<Void> stream(Message<Object> msg, PreparedRequest request, Admission.Ticket ticket,
+      RequestClock clock, String streamAddress, long credit, Cancellation cancellation) {
+    BusStreamOutput out = new BusStreamOutput(vertx, streamAddress, credit, request.includeUsage(),
+        cancellation);
+    MessageConsumer<Object> cancel = vertx.eventBus().consumer(streamAddress + CANCEL_SUFFIX,
+        m -> cancellation.cancel());
+    MessageConsumer<Object> credits = vertx.eventBus().consumer(streamAddress + CREDIT_SUFFIX,
+        m -> out.grant(grantOf(m.body())));
+    Runnable unregister = () -> {
+      cancel.unregister();
+      credits.unregister();
+    };
+    return Future.all(cancel.completion(), credits.completion()).transform(ar -> {
+      if (ar.failed()) {
+        unregister.run();
+        ticket.release(-1); // never ran: the slot goes back before the failure is answered
+        return Future.failedFuture(ar.cause());
+      }
+      msg.reply(new JsonObject().put("id", request.id()).put("stream_address", streamAddress));
+      out.closed().onComplete(x -> unregister.run());
+      runner.run(request, ticket, out, clock);
+      return Future.succeededFuture();
+    });
+  }
+
+  /** The initial credit header: absent, unlimited; else a whole number of chunks, at least 1. */
+  static long initialCredit(String header) {
+    if (header == null) {
+      return BusStreamOutput.UNLIMITED;
+    }
+    try {
+      long n = Long.parseLong(header.trim());
+      if (n >= 1) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // below
+    }
+    throw ApiError.invalid(null, "invalid_stream_credit", "the delivery header " + CREDIT_HEADER
+        + " must be a whole number of chunks, at least 1, not '" + header + "'");
+  }
+
+  /** {@code {"credit": n}} (or its JSON text); anything else grants nothing. */
+  private static long grantOf(Object body) {
+    try {
+      JsonObject o = body instanceof JsonObject j ? j : new JsonObject(String.valueOf(body));
+      return o.getValue(BusStreams.CREDIT) instanceof Number n ? n.longValue() : 0;
+    } catch (RuntimeException e) {
+      return 0;
+    }
   }
 
   private void failReply(Message<Object> msg, Throwable error) {

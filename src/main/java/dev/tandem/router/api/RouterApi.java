@@ -6,7 +6,6 @@ import static dev.tandem.config.RouterOptions.ROUTER_MODE;
 
 import dev.tandem.api.ApiError;
 import dev.tandem.api.ErrorResponses;
-import dev.tandem.bus.Addresses;
 import dev.tandem.config.RouterOptions;
 import dev.tandem.router.access.AccessControl;
 import dev.tandem.router.admin.AdminRoutes;
@@ -67,7 +66,7 @@ public final class RouterApi {
       DashboardRoutes.mount(router, admin::engines, feed, metrics.ops().errors(),
           new JsonObject().put("mode", options.get(ROUTER_MODE).wireName()).put("model", model.id()));
       // The supervisor's own view of the fleet (every engine's latest status, pids included).
-      router.get("/fleet").handler(ctx -> vertx.eventBus().<Object>request(Addresses.FLEET_QUERY,
+      router.get("/fleet").handler(ctx -> vertx.eventBus().<Object>request(options.addresses().fleetQuery(),
               new JsonObject())
           .onSuccess(reply -> json(ctx, 200, reply.body() instanceof JsonObject o ? o
               : new JsonObject().put("engines", reply.body())))

@@ -16,8 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Feeds the registry from the fleet: subscribes to {@link Addresses#ENGINE_STATUS} and
- * {@link Addresses#ENGINE_LOAD} first, then asks {@link Addresses#FLEET_QUERY} once for the
+ * Feeds the registry from the fleet: subscribes to {@link Addresses#engineStatus()} and
+ * {@link Addresses#engineLoad()} first, then asks {@link Addresses#fleetQuery()} once for the
  * engines that were already up (events win over that snapshot, see
  * {@link EngineRegistry#applySnapshot}). No state is shared with the fleet's verticles other than
  * these JSON messages, so it works on a clustered bus too; the router never polls engines itself.
@@ -28,19 +28,22 @@ public final class FleetSubscription {
 
   private final Vertx vertx;
   private final EngineRegistry registry;
+  private final Addresses bus;
   private MessageConsumer<Object> consumer;
   private MessageConsumer<Object> loads;
   private boolean malformedLoadSeen;
 
-  public FleetSubscription(Vertx vertx, EngineRegistry registry) {
+  /** @param bus the addresses of the fleet this router serves */
+  public FleetSubscription(Vertx vertx, EngineRegistry registry, Addresses bus) {
     this.vertx = vertx;
     this.registry = registry;
+    this.bus = bus;
   }
 
   /** Completes when subscribed; the snapshot query runs on (a missing supervisor is not an error). */
   public Future<Void> start(long queryTimeoutMs) {
-    consumer = vertx.eventBus().consumer(Addresses.ENGINE_STATUS, this::onStatus);
-    loads = vertx.eventBus().consumer(Addresses.ENGINE_LOAD, this::onLoad);
+    consumer = vertx.eventBus().consumer(bus.engineStatus(), this::onStatus);
+    loads = vertx.eventBus().consumer(bus.engineLoad(), this::onLoad);
     return Future.all(consumer.completion(), loads.completion())
         .<Void>mapEmpty().onSuccess(v -> query(queryTimeoutMs));
   }
@@ -70,7 +73,7 @@ public final class FleetSubscription {
   }
 
   private void query(long timeoutMs) {
-    vertx.eventBus().request(Addresses.FLEET_QUERY, new JsonObject(),
+    vertx.eventBus().request(bus.fleetQuery(), new JsonObject(),
             new DeliveryOptions().setSendTimeout(timeoutMs))
         .onSuccess(reply -> {
           try {

@@ -90,7 +90,7 @@ class BusAndBackPressureTest {
       }
     });
     chunks.completion()
-        .compose(v -> vertx.eventBus().request(Addresses.COMPLETIONS, request(500).put("stream", true),
+        .compose(v -> vertx.eventBus().request(Addresses.DEFAULT.completions(), request(500).put("stream", true),
             new DeliveryOptions().addHeader(BusCompletionsEndpoint.STREAM_ADDRESS_HEADER, "test.stream")))
         .compose(ack -> cancelled.future())
         .compose(v -> h.untilTrue("the engine request aborted", 1_000, () -> engine.running() == 0))
@@ -107,18 +107,18 @@ class BusAndBackPressureTest {
 
   @Test
   void busRequestsAreValidatedAndStreamsNeedAnAddress(VertxTestContext ctx) {
-    Failures.of(vertx.eventBus().request(Addresses.COMPLETIONS,
+    Failures.of(vertx.eventBus().request(Addresses.DEFAULT.completions(),
             new JsonObject().put("prompt", "x").put("top_p", 7)))
         .compose(bad -> {
           ctx.verify(() -> {
             assertEquals(400, ((ReplyException) bad).failureCode());
             assertEquals("top_p", new JsonObject(bad.getMessage()).getJsonObject("error").getString("param"));
           });
-          return Failures.of(vertx.eventBus().request(Addresses.COMPLETIONS, request(3).put("stream", true)));
+          return Failures.of(vertx.eventBus().request(Addresses.DEFAULT.completions(), request(3).put("stream", true)));
         })
         .compose(noAddress -> {
           ctx.verify(() -> assertEquals(400, ((ReplyException) noAddress).failureCode()));
-          return Failures.of(vertx.eventBus().request(Addresses.COMPLETIONS, "{oops"));
+          return Failures.of(vertx.eventBus().request(Addresses.DEFAULT.completions(), "{oops"));
         })
         .onComplete(ctx.succeeding(notJson -> ctx.verify(() -> {
           assertEquals(400, ((ReplyException) notJson).failureCode());

@@ -86,7 +86,7 @@ class ChatCompletionsRouterTest {
         .compose(p -> {
           // two engines at the same fake: disagg sends prep_recv, remote_send and start_generate
           for (int id = 0; id < 2; id++) {
-            vertx.eventBus().publish(Addresses.ENGINE_STATUS, new EngineStatus(id, engine.url(),
+            vertx.eventBus().publish(Addresses.DEFAULT.engineStatus(), new EngineStatus(id, engine.url(),
                 EngineRole.BOTH, id, 1, EngineState.READY, 0, null).toJson());
           }
           return Future.all(ready(roundRobin), ready(disagg));
@@ -334,17 +334,17 @@ class ChatCompletionsRouterTest {
         chunks.add(m.body());
       }
     });
-    vertx.eventBus().<JsonObject>request(Addresses.CHAT_COMPLETIONS, weatherChat(false), timeout)
+    vertx.eventBus().<JsonObject>request(Addresses.DEFAULT.chatCompletions(), weatherChat(false), timeout)
         .compose(reply -> {
           ctx.verify(() -> checkWhole(reply.body()));
-          return vertx.eventBus().<JsonObject>request(Addresses.CHAT_COMPLETIONS,
+          return vertx.eventBus().<JsonObject>request(Addresses.DEFAULT.chatCompletions(),
               new JsonObject().put("messages", new JsonArray()), timeout)
               .<io.vertx.core.eventbus.Message<JsonObject>>transform(ar -> {
                 ctx.verify(() -> {
                   assertTrue(ar.failed());
                   assertEquals(400, ((ReplyException) ar.cause()).failureCode());
                 });
-                return vertx.eventBus().<JsonObject>request(Addresses.CHAT_COMPLETIONS,
+                return vertx.eventBus().<JsonObject>request(Addresses.DEFAULT.chatCompletions(),
                     weatherChat(true), new DeliveryOptions().setSendTimeout(10_000).addHeader(
                         BusCompletionsEndpoint.STREAM_ADDRESS_HEADER, address));
               });

@@ -76,7 +76,7 @@ class KeysAndLimitsRouterTest {
     router = new RouterVerticle(options, new ModelInfo("fake", 100_000, 0), new ByteTokenizer());
     engine.start().compose(e -> vertx.deployVerticle(router)).compose(id -> {
       port = router.actualPort();
-      vertx.eventBus().publish(Addresses.ENGINE_STATUS, new EngineStatus(0, engine.url(),
+      vertx.eventBus().publish(Addresses.DEFAULT.engineStatus(), new EngineStatus(0, engine.url(),
           EngineRole.BOTH, 0, 1, EngineState.READY, 0, null).toJson());
       return ready();
     }).onComplete(ctx.succeedingThenComplete());
@@ -183,7 +183,7 @@ class KeysAndLimitsRouterTest {
   void theBusApiTakesTheKeyFromADeliveryHeader(VertxTestContext ctx) {
     JsonObject body = new JsonObject().put("prompt", "hi").put("max_tokens", 2);
     DeliveryOptions timeout = new DeliveryOptions().setSendTimeout(10_000);
-    vertx.eventBus().request(Addresses.COMPLETIONS, body, timeout)
+    vertx.eventBus().request(Addresses.DEFAULT.completions(), body, timeout)
         .transform(ar -> {
           ctx.verify(() -> {
             ReplyException re = (ReplyException) ar.cause();
@@ -191,7 +191,7 @@ class KeysAndLimitsRouterTest {
             assertEquals("invalid_api_key", new JsonObject(re.getMessage()).getJsonObject("error")
                 .getString("code"));
           });
-          return vertx.eventBus().<JsonObject>request(Addresses.COMPLETIONS, body,
+          return vertx.eventBus().<JsonObject>request(Addresses.DEFAULT.completions(), body,
               new DeliveryOptions(timeout).addHeader(AccessControl.BUS_HEADER, USER));
         })
         .onComplete(ctx.succeeding(reply -> ctx.verify(() -> {
@@ -207,8 +207,8 @@ class KeysAndLimitsRouterTest {
     // "hi" is 2 byte tokens; the first settles on its usage (2 + 4), leaving about 94 of the
     // key's 100 tokens per minute: 2 + 95 does not fit until the bucket refills
     JsonObject body = new JsonObject().put("prompt", "hi").put("max_tokens", 60);
-    vertx.eventBus().<JsonObject>request(Addresses.COMPLETIONS, body, small)
-        .compose(first -> vertx.eventBus().request(Addresses.COMPLETIONS,
+    vertx.eventBus().<JsonObject>request(Addresses.DEFAULT.completions(), body, small)
+        .compose(first -> vertx.eventBus().request(Addresses.DEFAULT.completions(),
             body.copy().put("max_tokens", 95), small))
         .onComplete(ctx.failing(err -> ctx.verify(() -> {
           ReplyException re = (ReplyException) err;

@@ -189,7 +189,7 @@ class ChatEndToEndIT {
   void chatOverTheEventBusIsTheSameAnswer() throws Exception {
     JsonObject chat = new JsonObject().put("messages", messages("Say something on the bus."))
         .put("max_completion_tokens", 6).put("temperature", 0).put("logprobs", true).put("top_logprobs", 1);
-    JsonObject answer = fleet.vertx.eventBus().<JsonObject>request(Addresses.CHAT_COMPLETIONS, chat,
+    JsonObject answer = fleet.vertx.eventBus().<JsonObject>request(Addresses.DEFAULT.chatCompletions(), chat,
             new DeliveryOptions().setSendTimeout(60_000))
         .toCompletionStage().toCompletableFuture().get(90, TimeUnit.SECONDS).body();
     assertEquals("chat.completion", answer.getString("object"));

@@ -339,7 +339,7 @@ class RouterEndToEndIT {
     });
     web.post(disagg, "127.0.0.1", "/v1/completions").sendJsonObject(request)
         .map(r -> r.bodyAsJsonObject().getJsonArray("choices").getJsonObject(0).getString("text"))
-        .compose(httpText -> vertx.eventBus().<JsonObject>request(Addresses.COMPLETIONS, request, slow)
+        .compose(httpText -> vertx.eventBus().<JsonObject>request(Addresses.DEFAULT.completions(), request, slow)
             .compose(whole -> {
               ctx.verify(() -> {
                 assertEquals(httpText, whole.body().getJsonArray("choices").getJsonObject(0).getString("text"));
@@ -347,7 +347,7 @@ class RouterEndToEndIT {
               });
               return chunks.completion();
             })
-            .compose(v -> vertx.eventBus().<JsonObject>request(Addresses.COMPLETIONS,
+            .compose(v -> vertx.eventBus().<JsonObject>request(Addresses.DEFAULT.completions(),
                 request.copy().put("stream", true), new DeliveryOptions(slow)
                     .addHeader(BusCompletionsEndpoint.STREAM_ADDRESS_HEADER, "it.stream.1")))
             .compose(ack -> {
@@ -362,7 +362,7 @@ class RouterEndToEndIT {
               });
               return chunks.unregister();
             }))
-        .compose(v -> Failures.of(vertx.eventBus().request(Addresses.COMPLETIONS,
+        .compose(v -> Failures.of(vertx.eventBus().request(Addresses.DEFAULT.completions(),
             new JsonObject().put("n", 0), slow)))
         .eventually(() -> {
           web.close();

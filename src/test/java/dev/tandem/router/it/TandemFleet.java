@@ -192,7 +192,7 @@ final class TandemFleet {
   }
 
   /**
-   * The supervisor's whole answer to {@link Addresses#FLEET_QUERY}: every engine's status with its
+   * The supervisor's whole answer to {@link Addresses#fleetQuery()}: every engine's status with its
    * pid, generation and world, the mode, the engine kind and the world (epoch, uid, fixed). Read
    * through the disagg router's {@code GET /fleet}, which relays that query, so that blocking test
    * bodies read it as they read everything else: over plain HTTP.

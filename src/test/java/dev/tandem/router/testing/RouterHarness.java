@@ -35,7 +35,7 @@ import java.util.function.Supplier;
 /**
  * A router verticle in this JVM in front of given engines, for VertxTestContext tests: every call
  * answers a future. Engine readiness is announced the way the fleet does it: {@link EngineStatus}
- * events on {@link Addresses#ENGINE_STATUS}.
+ * events on {@link Addresses#engineStatus()}.
  */
 public final class RouterHarness {
 
@@ -109,12 +109,12 @@ public final class RouterHarness {
   }
 
   public void publish(EngineStatus status) {
-    vertx.eventBus().publish(Addresses.ENGINE_STATUS, status.toJson());
+    vertx.eventBus().publish(Addresses.DEFAULT.engineStatus(), status.toJson());
   }
 
   /** Publishes a load report as an EngineVerticle does (this harness has none). */
   public void publish(LoadReport load) {
-    vertx.eventBus().publish(Addresses.ENGINE_LOAD, load.toJson());
+    vertx.eventBus().publish(Addresses.DEFAULT.engineLoad(), load.toJson());
   }
 
   /** Publishes each status and completes once the router's admin view shows them all. */
