@@ -1,16 +1,10 @@
 package dev.tandem.router.api;
 
-import static dev.tandem.config.RouterOptions.ROUTER_MODE;
 
-import static dev.tandem.router.testing.RouterHarness.status;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.config.RouterMode;
 import dev.tandem.bus.Addresses;
-import dev.tandem.bus.EngineRole;
-import dev.tandem.bus.EngineState;
-import dev.tandem.config.RouterOptions;
 import dev.tandem.router.testing.FaultInjectingFakeEngine;
 import dev.tandem.router.testing.RouterHarness;
 import dev.tandem.testing.Failures;
@@ -50,14 +44,8 @@ class BusAndBackPressureTest {
   void setUp(Vertx vertx, VertxTestContext ctx) {
     this.vertx = vertx;
     engine = new FaultInjectingFakeEngine(vertx);
-    engine.start()
-        .compose(e -> RouterHarness.start(vertx, new RouterOptions().set(ROUTER_MODE, RouterMode.ROUND_ROBIN),
-            new ModelInfo("fake", 100_000, 1000), null))
-        .compose(router -> {
-          h = router;
-          return h.announce(status(1, engine.url(), EngineRole.BOTH, EngineState.READY, 0));
-        })
-        .onComplete(ctx.succeedingThenComplete());
+    RouterHarness.roundRobinBefore(vertx, engine).onSuccess(router -> h = router)
+        .<Void>mapEmpty().onComplete(ctx.succeedingThenComplete());
   }
 
   @AfterEach
@@ -66,9 +54,7 @@ class BusAndBackPressureTest {
       ctx.completeNow();
       return;
     }
-    h.until("everything idle", 3_000, () -> h.inFlight(1).map(n -> n == 0 && engine.running() == 0))
-        .eventually(h::close)
-        .onComplete(ctx.succeedingThenComplete());
+    h.closeWhenIdle(engine, 3_000).onComplete(ctx.succeedingThenComplete());
   }
 
   static JsonObject request(int maxTokens) {

@@ -1,6 +1,7 @@
 package dev.tandem.router.testing;
 
 import static dev.tandem.config.RouterOptions.ROUTER_HOST;
+import static dev.tandem.config.RouterOptions.ROUTER_MODE;
 import static dev.tandem.config.RouterOptions.ROUTER_PORT;
 
 import dev.tandem.bus.Addresses;
@@ -9,6 +10,7 @@ import dev.tandem.bus.EngineState;
 import dev.tandem.bus.EngineStatus;
 import dev.tandem.bus.LoadReport;
 import dev.tandem.router.api.ModelInfo;
+import dev.tandem.config.RouterMode;
 import dev.tandem.config.RouterOptions;
 import dev.tandem.router.RouterVerticle;
 import dev.tandem.testing.Eventually;
@@ -101,6 +103,25 @@ public final class RouterHarness {
     RouterVerticle verticle = new RouterVerticle(options.set(ROUTER_HOST, "127.0.0.1")
         .set(ROUTER_PORT, 0), model, tokenizer);
     return vertx.deployVerticle(verticle).map(id -> new RouterHarness(vertx, verticle));
+  }
+
+  /**
+   * A round-robin router in front of {@code engine} (started here), announced as engine 1 and
+   * READY: the setting of the bus API tests.
+   */
+  public static Future<RouterHarness> roundRobinBefore(Vertx vertx, FaultInjectingFakeEngine engine) {
+    return engine.start()
+        .compose(e -> start(vertx, new RouterOptions().set(ROUTER_MODE, RouterMode.ROUND_ROBIN),
+            new ModelInfo("fake", 100_000, 1000), null))
+        .compose(h -> h.announce(status(1, engine.url(), EngineRole.BOTH, EngineState.READY, 0))
+            .map(h));
+  }
+
+  /** Closes once engine 1's in-flight count and {@code engine}'s running requests are 0. */
+  public Future<Void> closeWhenIdle(FaultInjectingFakeEngine engine, long timeoutMs) {
+    return until("everything idle", timeoutMs,
+        () -> inFlight(1).map(n -> n == 0 && engine.running() == 0))
+        .eventually(this::close);
   }
 
   public static EngineStatus status(int id, String url, EngineRole role, EngineState state,
