@@ -86,6 +86,39 @@ public final class Addresses {
     return fleet + ".chat.completions";
   }
 
+  /**
+   * Published by every {@code tandem node} of the fleet when it starts, every
+   * {@link NodeAnnouncement#PERIOD} after that, and when asked on {@link #nodeQuery()}:
+   * {@link NodeAnnouncement#toJson()}. Its silence for {@link NodeAnnouncement#LOST_AFTER} means
+   * the node is gone.
+   */
+  public String nodeAnnounce() {
+    return fleet + ".node.announce";
+  }
+
+  /** Published (any body) by a supervisor that wants every node to announce itself now. */
+  public String nodeQuery() {
+    return fleet + ".node.query";
+  }
+
+  /**
+   * Request/reply of node {@code nodeId}: {@code {"action": "start", "spec", "owner",
+   * "stopWithOwner"}} runs (or adopts) an engine and answers its READY status;
+   * {@code {"action": "stop", "id"}} stops one and answers its last status.
+   */
+  public String nodeControl(String nodeId) {
+    return fleet + ".node." + nodeId + ".control";
+  }
+
+  /**
+   * Published by each router's supervisor every {@link NodeAnnouncement#PERIOD}:
+   * {@code {"owner": id}}. A node stops the engines it runs for an owner that asked for it
+   * ({@code --stop-remote-engines}) once that owner is silent for {@link NodeAnnouncement#LOST_AFTER}.
+   */
+  public String supervisorHeartbeat() {
+    return fleet + ".supervisor.heartbeat";
+  }
+
   /** Control address of engine {@code id} (restart, stop). */
   public String engineControl(int id) {
     return fleet + ".engine." + id + ".control";

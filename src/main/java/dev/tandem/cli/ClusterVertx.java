@@ -11,7 +11,7 @@ import static dev.tandem.config.ClusterOptions.CLUSTER_TRUST;
 
 import com.hazelcast.config.Config;
 import dev.tandem.config.ConfigException;
-import dev.tandem.config.RouterConfig;
+import dev.tandem.config.OptionValues;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -39,7 +39,7 @@ final class ClusterVertx {
   private ClusterVertx() {}
 
   /** A plain Vert.x, or a clustered one once it has joined (blocking: call from main). */
-  static Vertx start(RouterConfig config) throws InterruptedException, ExecutionException {
+  static Vertx start(OptionValues<?> config) throws InterruptedException, ExecutionException {
     if (!config.get(CLUSTER)) {
       return Vertx.vertx(transport(new VertxOptions()));
     }
@@ -59,7 +59,7 @@ final class ClusterVertx {
   }
 
   /** The Hazelcast configuration: {@code --cluster-config}, else Vert.x's own lookup. */
-  static Config hazelcastConfig(RouterConfig config) {
+  static Config hazelcastConfig(OptionValues<?> config) {
     String file = config.get(CLUSTER_CONFIG);
     if (file == null) {
       Config loaded = ConfigUtil.loadConfig();
@@ -79,7 +79,7 @@ final class ClusterVertx {
   }
 
   /** The event bus's address and TLS from the cluster options. */
-  static VertxOptions vertxOptions(RouterConfig config) {
+  static VertxOptions vertxOptions(OptionValues<?> config) {
     EventBusOptions bus = new EventBusOptions().setPort(config.get(CLUSTER_PORT));
     if (config.get(CLUSTER_HOST) != null) {
       bus.setHost(config.get(CLUSTER_HOST));

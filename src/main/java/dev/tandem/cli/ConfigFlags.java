@@ -2,6 +2,7 @@ package dev.tandem.cli;
 
 import dev.tandem.config.Option;
 import dev.tandem.config.OptionTable;
+import dev.tandem.config.OptionValues;
 import dev.tandem.config.RouterConfig;
 import java.util.List;
 import picocli.CommandLine.IModelTransformer;
@@ -23,7 +24,12 @@ public final class ConfigFlags implements IModelTransformer {
 
   @Override
   public CommandSpec transform(CommandSpec spec) {
-    for (OptionTable section : RouterConfig.OPTIONS.sections()) {
+    return addFlags(spec, RouterConfig.OPTIONS);
+  }
+
+  /** One flag per option of {@code table}, a help section per section of it. */
+  static CommandSpec addFlags(CommandSpec spec, OptionTable table) {
+    for (OptionTable section : table.sections()) {
       ArgGroupSpec.Builder group = ArgGroupSpec.builder().heading("%n" + section.title()
           + " options (JSON key in brackets):%n").exclusive(false).multiplicity("0..1")
           .validate(false);
@@ -67,8 +73,8 @@ public final class ConfigFlags implements IModelTransformer {
   }
 
   /** Sets on {@code config} every option given on the command line (the rest keep its values). */
-  public static void apply(ParseResult parsed, RouterConfig config) {
-    for (Option<?> option : RouterConfig.OPTIONS.options()) {
+  public static void apply(ParseResult parsed, OptionValues<?> config) {
+    for (Option<?> option : config.options().options()) {
       ArgSpec arg = option.flag() == null ? positional(parsed)
           : parsed.matchedOption(option.flag());
       if (arg == null) {

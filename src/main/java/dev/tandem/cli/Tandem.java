@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "tandem", mixinStandardHelpOptions = true, version = "tandem 0.1.0",
     description = "Multi-engine LLM serving router with prefill/decode disaggregation.",
     subcommands = {ServeCommand.class, MakeModelCommand.class, RouterCommand.class,
-        DemoCommand.class, BenchCommand.class})
+        DemoCommand.class, BenchCommand.class, NodeCommand.class})
 public final class Tandem implements Runnable {
 
   static {

@@ -19,6 +19,10 @@ public final class ClusterOptions {
   public static final Option<Boolean> ATTACH = OPTIONS.add(Option.bool("attach", "--attach",
       false).help("a router only: serve the fleet of this --fleet name that another router started"
           + " on the cluster, its engines learnt from the bus (the endpoint options are ignored)"));
+  public static final Option<Boolean> STOP_REMOTE_ENGINES = OPTIONS.add(Option.bool(
+      "stopRemoteEngines", "--stop-remote-engines", false).help("engines that tandem nodes run"
+          + " for this router stop when it stops or dies (a node stops them once the router's"
+          + " heartbeat is silent); without it they keep serving and the next router adopts them"));
   public static final Option<String> CLUSTER_CONFIG = OPTIONS.add(Option.string("clusterConfig",
       "--cluster-config", null).rule(notBlank()).label("FILE")
       .help("Hazelcast XML or YAML configuration; none: cluster.xml on the class path (the jar's:"

@@ -79,9 +79,50 @@ public final class ConfigValidator {
     if (adminPort != null && adminPort != 0) {
       checkFree("the admin routes", config.get(RouterOptions.ROUTER_HOST), adminPort);
     }
-    for (EndpointConfig endpoint : config.get(ClusterOptions.ATTACH) ? List.<EndpointConfig>of()
-        : config.endpoints()) {
+    if (config.get(ClusterOptions.CLUSTER)) {
+      // Which endpoints run here is known once the fleet's tandem nodes were heard: the
+      // supervisor checks those (checkEndpointPorts); a node checks its own when it starts one.
+      return;
+    }
+    checkEndpointPorts(config.endpoints());
+  }
+
+  /**
+   * Every endpoint's port is free on its host, and its host is this machine's: engines on other
+   * machines run under a {@code tandem node}, which needs {@code --cluster}.
+   */
+  public static void checkEndpointPorts(List<EndpointConfig> endpoints) {
+    for (EndpointConfig endpoint : endpoints) {
+      if (!isLocalHost(endpoint.host()) && resolves(endpoint.host())) {
+        throw new ConfigException("host '" + endpoint.host() + "' of endpoint " + endpoint.id()
+            + " is not an address of this machine: engines on other machines run under a"
+            + " `tandem node --cluster` there, and the router needs --cluster (docs/cluster.md)");
+      }
       checkFree("endpoint " + endpoint.id(), endpoint.host(), endpoint.port());
+    }
+  }
+
+  private static boolean resolves(String host) {
+    try {
+      java.net.InetAddress.getByName(host);
+      return true;
+    } catch (UnknownHostException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Whether {@code host} names this machine: a loopback address or one of its interfaces'.
+   * A name that does not resolve is not (the caller decides whether that is an error). Blocking:
+   * may ask DNS.
+   */
+  public static boolean isLocalHost(String host) {
+    try {
+      java.net.InetAddress address = java.net.InetAddress.getByName(host);
+      return address.isLoopbackAddress() || address.isAnyLocalAddress()
+          || java.net.NetworkInterface.getByInetAddress(address) != null;
+    } catch (IOException e) {
+      return false;
     }
   }
 
@@ -95,6 +136,11 @@ public final class ConfigValidator {
       throw new ConfigException(given.get(0).flag() + " needs --cluster (it configures the"
           + " clustered event bus)");
     }
+    checkClusterTls(config);
+  }
+
+  /** The event bus's TLS needs key, certificate and trust, or none of them (router and node). */
+  public static void checkClusterTls(OptionValues<?> config) {
     List<Option<String>> tls = List.of(ClusterOptions.CLUSTER_KEY, ClusterOptions.CLUSTER_CERT,
         ClusterOptions.CLUSTER_TRUST);
     long set = tls.stream().filter(o -> config.get(o) != null).count();

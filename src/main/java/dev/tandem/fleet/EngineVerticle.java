@@ -117,6 +117,12 @@ public final class EngineVerticle extends VerticleBase {
     return shutdown("stopped");
   }
 
+  /** Whether the engine still runs or will run again (not STOPPED, not given up as FAILED). */
+  public boolean live() {
+    return shutdown == null && lifecycle.state() != EngineState.FAILED
+        && lifecycle.state() != EngineState.STOPPED;
+  }
+
   /** The current status as published. */
   public JsonObject statusJson() {
     EndpointConfig e = spec.endpoint();

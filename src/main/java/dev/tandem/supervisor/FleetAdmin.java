@@ -77,9 +77,12 @@ final class FleetAdmin {
   }
 
   /** An engine of the fleet and its deployment (the initial ones, as the supervisor deployed them). */
+  /** An engine of the fleet; {@code deploymentId} null for one a {@code tandem node} runs. */
   void started(EndpointConfig endpoint, String deploymentId) {
     endpoints.put(endpoint.id(), endpoint);
-    deploymentOf.put(endpoint.id(), deploymentId);
+    if (deploymentId != null) {
+      deploymentOf.put(endpoint.id(), deploymentId);
+    }
     nextId = Math.max(nextId, endpoint.id() + 1);
   }
 

@@ -5,7 +5,6 @@ import static dev.tandem.config.RouterConfig.FIXED_WORLD;
 import static dev.tandem.config.RouterConfig.PYTHON;
 import static dev.tandem.config.RouterOptions.ROUTER_MODE;
 
-import dev.tandem.config.EndpointConfig;
 import dev.tandem.config.EngineKind;
 import dev.tandem.config.RouterConfig;
 import dev.tandem.config.RouterMode;
@@ -31,9 +30,11 @@ public final class FleetWorld implements AutoCloseable {
   private final WorldRoot root;
   private final int epoch;
   private final boolean fixed;
+  private final String rootHost;
 
   private FleetWorld(WorldInit init, WorldRoot root, AutoCloseable resource, int epoch,
-      boolean fixed) {
+      boolean fixed, String rootHost) {
+    this.rootHost = rootHost;
     this.init = init;
     this.root = root;
     this.resource = resource;
@@ -47,30 +48,38 @@ public final class FleetWorld implements AutoCloseable {
    * loaded on a worker. Fails with a {@link WorldException}.
    */
   public static Future<FleetWorld> form(Vertx vertx, RouterConfig config) {
-    if (config.get(ROUTER_MODE) == RouterMode.ROUND_ROBIN) {
-      return Future.succeededFuture(new FleetWorld(null, null, null, 0, false));
-    }
-    return form(vertx, config, 0);
+    return form(vertx, config, config.endpoints().get(0).host());
   }
 
-  private static Future<FleetWorld> form(Vertx vertx, RouterConfig config, int epoch) {
+  /**
+   * The same, a builtin root listening on {@code rootHost} (the engines reach it at the address
+   * the uid carries: the first endpoint's host when all run here, the router's cluster address
+   * when tandem nodes run some).
+   */
+  public static Future<FleetWorld> form(Vertx vertx, RouterConfig config, String rootHost) {
+    if (config.get(ROUTER_MODE) == RouterMode.ROUND_ROBIN) {
+      return Future.succeededFuture(new FleetWorld(null, null, null, 0, false, rootHost));
+    }
+    return form(vertx, config, 0, rootHost);
+  }
+
+  private static Future<FleetWorld> form(Vertx vertx, RouterConfig config, int epoch,
+      String rootHost) {
     int npes = config.totalPes();
     if (config.get(ENGINE) == EngineKind.MLC) {
       String python = config.get(PYTHON); // the engines' Python: its wheels may hold NVSHMEM
       return vertx.executeBlocking(() -> new FleetWorld(new WorldInit(NvshmemUid.get(python), npes),
-          null, null, epoch, true));
+          null, null, epoch, true, rootHost));
     }
-    // Engines run on this machine; they reach the root at the address they listen on themselves.
-    EndpointConfig first = config.endpoints().get(0);
     boolean fixed = config.get(FIXED_WORLD);
-    return WorldRoot.start(vertx, first.host(), npes, fixed)
+    return WorldRoot.start(vertx, rootHost, npes, fixed)
         .map(root -> new FleetWorld(new WorldInit(root.uid(), root.npes()), root, root, epoch,
-            fixed));
+            fixed, rootHost));
   }
 
   /** A new world for the same engines: a new uid, the next epoch (this one stays open). */
   public Future<FleetWorld> reform(Vertx vertx, RouterConfig config) {
-    return form(vertx, config, epoch + 1);
+    return form(vertx, config, epoch + 1, rootHost);
   }
 
   /** The world to hand every engine, or null when the mode needs none. */

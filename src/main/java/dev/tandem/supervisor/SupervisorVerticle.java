@@ -13,6 +13,7 @@ import static dev.tandem.config.RouterOptions.ROUTER_HOST;
 import static dev.tandem.config.RouterOptions.ROUTER_MODE;
 import static dev.tandem.config.RouterOptions.ROUTER_PORT;
 
+import dev.tandem.bus.NodeAnnouncement;
 import dev.tandem.config.ClusterOptions;
 import dev.tandem.config.ConfigValidator;
 import dev.tandem.config.EndpointConfig;
@@ -28,13 +29,16 @@ import dev.tandem.fleet.EngineVerticle;
 import dev.tandem.fleet.TandemClasspath;
 import dev.tandem.tokenizer.TextTokenizer;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +61,8 @@ public final class SupervisorVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(SupervisorVerticle.class);
   /** Beyond the engines' own start-up deadline, for a start that hangs before the engines' timers. */
   private static final Duration DEADLINE_MARGIN = Duration.ofSeconds(10);
+  /** On a cluster, how long the nodes have to announce themselves before endpoints are placed. */
+  static final Duration NODE_DISCOVERY = NodeAnnouncement.PERIOD.plusMillis(500);
 
   private final RouterConfig given;
   private final RouterVerticleFactory givenFactory;
@@ -72,6 +78,11 @@ public final class SupervisorVerticle extends VerticleBase {
   private final List<String> engineDeployments = new ArrayList<>();
   private String routerDeployment;
   private FleetAdmin admin;
+  /** On a cluster: the fleet's tandem nodes, and the engines they run for this fleet. */
+  private NodeDirectory nodes;
+  private RemoteEngines remote;
+  /** Endpoints a tandem node runs (their host is served by one, or is not this machine's). */
+  private final Set<Integer> remoteIds = new HashSet<>();
   private Future<Void> stopping;
 
   /** For the Vert.x launcher: the configuration comes from {@code config()} (the -conf JSON). */
@@ -110,6 +121,7 @@ public final class SupervisorVerticle extends VerticleBase {
       return attach(began);
     }
     return configure()
+        .compose(v -> findNodes())
         .compose(v -> formWorld())
         .compose(v -> startEngines())
         .compose(v -> loadTokenizer())
@@ -172,8 +184,65 @@ public final class SupervisorVerticle extends VerticleBase {
     });
   }
 
+  /**
+   * On a cluster: listens to the fleet's nodes for {@link #NODE_DISCOVERY}, then marks every
+   * endpoint whose host a node serves, or that is not an address of this machine, as a node's.
+   */
+  private Future<Void> findNodes() {
+    if (!config.get(ClusterOptions.CLUSTER)) {
+      return Future.succeededFuture();
+    }
+    nodes = new NodeDirectory(vertx, config.addresses());
+    Future<Void> listening = nodes.start();
+    remote = new RemoteEngines(vertx, config.addresses(), nodes, fleet,
+        config.get(ClusterOptions.STOP_REMOTE_ENGINES), config.get(STARTUP_TIMEOUT));
+    List<EndpointConfig> endpoints = config.endpoints();
+    Future<Set<String>> localHosts = vertx.executeBlocking(() -> {
+      Set<String> local = new HashSet<>();
+      for (EndpointConfig e : endpoints) {
+        if (ConfigValidator.isLocalHost(e.host())) { // may ask DNS: off the event loop
+          local.add(e.host());
+        }
+      }
+      return local;
+    });
+    Promise<Void> listened = Promise.promise();
+    listening.onComplete(ar -> vertx.setTimer(NODE_DISCOVERY.toMillis(), id -> listened.complete()));
+    return Future.all(localHosts, listened.future()).compose(v -> {
+      for (EndpointConfig e : endpoints) {
+        if (nodes.serving(e.host()).isPresent() || !localHosts.result().contains(e.host())) {
+          remoteIds.add(e.id());
+        }
+      }
+      if (!remoteIds.isEmpty()) {
+        LOG.info("engine(s) {} run on tandem nodes (their hosts are served by one, or are not this"
+            + " machine's)", remoteIds);
+      }
+      List<EndpointConfig> here = endpoints.stream().filter(e -> !remoteIds.contains(e.id()))
+          .toList();
+      return vertx.executeBlocking(() -> {
+        ConfigValidator.checkEndpointPorts(here); // binds sockets: off the event loop
+        return null;
+      });
+    });
+  }
+
+  /**
+   * Where the builtin world's root listens: the first endpoint's host when every engine runs
+   * here, the router's cluster address when nodes run some of them (they must reach it).
+   */
+  private String worldRootHost() {
+    String first = config.endpoints().get(0).host();
+    if (remoteIds.isEmpty()) {
+      return first;
+    }
+    String bus = config.get(ClusterOptions.CLUSTER_HOST) != null
+        ? config.get(ClusterOptions.CLUSTER_HOST) : config.get(ClusterOptions.CLUSTER_PUBLIC_HOST);
+    return bus != null ? bus : first;
+  }
+
   private Future<Void> formWorld() {
-    return FleetWorld.form(vertx, config).map(formed -> {
+    return FleetWorld.form(vertx, config, worldRootHost()).map(formed -> {
       world = formed;
       if (formed.init() != null) {
         LOG.info("world formed for {} PE(s)", formed.init().npes());
@@ -194,26 +263,46 @@ public final class SupervisorVerticle extends VerticleBase {
           BuiltinProfile.jvmOptions(config.get(ENGINE), config.get(ENGINE_JVM_OPTS)));
     }
     EngineProfile profile = givenProfile != null ? givenProfile : EngineProfile.of(config, cds);
+    // A node's machine has no class-data archive of ours: its engines start without one.
+    EngineProfile onNodes = givenProfile != null || cds == null ? profile
+        : EngineProfile.of(config, null);
     admin = new FleetAdmin(vertx, config, profile, fleet, () -> world, engineDeployments);
     List<EngineSpec> specs = new ArrayList<>();
     for (EndpointConfig endpoint : config.endpoints()) {
       EngineLaunch launch = new EngineLaunch(config.get(MODEL), config.get(MODEL_LIB), endpoint,
           config.get(ENABLE_PREFIX_CACHE), config.get(ENGINE_OVERRIDES),
           world == null ? null : world.init());
-      specs.add(EngineSpec.of(profile, launch, Path.of(config.get(LOG_DIR)), config));
+      specs.add(EngineSpec.of(remoteIds.contains(endpoint.id()) ? onNodes : profile, launch,
+          Path.of(config.get(LOG_DIR)), config));
     }
     return specs;
   }
 
+  /**
+   * Deploys an EngineVerticle here for every local endpoint and hands every other one to its
+   * node, all at once; fails (stopping the rest) when any fails or the deadline passes.
+   */
   private Future<Void> deployEngines(List<EngineSpec> specs) {
-    List<EngineVerticle> engines = specs.stream().map(EngineVerticle::new).toList();
+    List<EngineVerticle> engines = specs.stream()
+        .filter(s -> !remoteIds.contains(s.endpoint().id())).map(EngineVerticle::new).toList();
+    List<EngineSpec> onNodes = specs.stream().filter(s -> remoteIds.contains(s.endpoint().id()))
+        .toList();
     Path logDir = Path.of(config.get(LOG_DIR));
-    LOG.info("starting {} {} engine(s) in {} mode, logs in {}", engines.size(),
-        config.get(ENGINE).wireName(), config.get(ROUTER_MODE).wireName(), logDir.toAbsolutePath());
+    LOG.info("starting {} {} engine(s) in {} mode, logs in {}{}", specs.size(),
+        config.get(ENGINE).wireName(), config.get(ROUTER_MODE).wireName(), logDir.toAbsolutePath(),
+        onNodes.isEmpty() ? "" : " (" + onNodes.size() + " on tandem nodes, logs in theirs)");
     List<Future<String>> deployments = engines.stream().map(vertx::deployVerticle).toList();
+    List<Future<Void>> remoteStarts = onNodes.stream().map(s -> remote.start(s)).toList();
+    List<Future<?>> every = new ArrayList<>(deployments);
+    every.addAll(remoteStarts);
     long deadline = vertx.setTimer(config.get(STARTUP_TIMEOUT).plus(DEADLINE_MARGIN).toMillis(),
-        id -> engines.forEach(e -> e.abort("the fleet's start-up deadline passed")));
-    return Future.all(deployments).transform(all -> {
+        id -> {
+          engines.forEach(e -> e.abort("the fleet's start-up deadline passed"));
+          if (remote != null) {
+            remote.abort("the fleet's start-up deadline passed");
+          }
+        });
+    return Future.all(every).transform(all -> {
       vertx.cancelTimer(deadline);
       if (all.failed()) {
         // One engine failed: the others would wait for a world that cannot form. Stop them now.
@@ -222,13 +311,19 @@ public final class SupervisorVerticle extends VerticleBase {
             engines.get(i).abort("another engine of the fleet failed to start");
           }
         }
+        if (remote != null) {
+          remote.abort("another engine of the fleet failed to start");
+        }
       }
-      return Future.join(deployments).transform(joined -> {
+      return Future.join(every).transform(joined -> {
         for (int i = 0; i < deployments.size(); i++) {
           if (deployments.get(i).succeeded()) {
             engineDeployments.add(deployments.get(i).result());
             admin.started(engines.get(i).spec().endpoint(), deployments.get(i).result());
           }
+        }
+        for (EngineSpec spec : onNodes) {
+          admin.started(spec.endpoint(), null);
         }
         return all.failed() ? Future.failedFuture(all.cause()) : Future.<Void>succeededFuture();
       });
@@ -278,7 +373,19 @@ public final class SupervisorVerticle extends VerticleBase {
     Future<Void> routerGone = routerDeployment == null ? Future.succeededFuture()
         : undeploy(routerDeployment);
     stopping = routerGone
-        .compose(v -> Future.join(engineDeployments.stream().map(this::undeploy).toList()))
+        .compose(v -> {
+          List<Future<Void>> stops = new ArrayList<>(engineDeployments.stream().map(this::undeploy)
+              .toList());
+          if (remote != null) {
+            stops.add(remote.stop());
+          }
+          return Future.join(stops);
+        })
+        .andThen(v -> {
+          if (nodes != null) {
+            nodes.stop();
+          }
+        })
         .transform(v -> vertx.executeBlocking(() -> {
           if (world != null) {
             world.close();

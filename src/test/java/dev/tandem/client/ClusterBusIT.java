@@ -3,6 +3,7 @@ package dev.tandem.client;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.bus.NodeAnnouncement;
 import dev.tandem.testing.FreePorts;
 import dev.tandem.testing.PrometheusSamples;
 import dev.tandem.testing.TandemJar;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
@@ -33,11 +35,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Tandem on a Vert.x cluster, on loopback, every party a JVM of its own: two routers started as
- * {@code tandem router --cluster} (fleets {@code tandem} and {@code blue}, one builtin engine each,
- * the tiny model) and {@link BusClientApp}, a Vert.x application that is not Tandem, using
- * {@link TandemBusClient}, and a third router started with {@code --attach} (no engines of its
- * own: it serves fleet tandem's). All use the jar's cluster.xml with a cluster name and port of
- * this test's own ({@link TestCluster}).
+ * {@code tandem router --cluster} (fleets {@code tandem} and {@code blue}, the tiny model; fleet
+ * tandem has one builtin engine, fleet blue one of its own and one on host {@code 127.0.0.2} that
+ * a {@code tandem node --fleet blue} JVM runs as its child), {@link BusClientApp}, a Vert.x
+ * application that is not Tandem, using {@link TandemBusClient}, and a third router started with
+ * {@code --attach} (no engines of its own: it serves fleet tandem's). All use the jar's
+ * cluster.xml with a cluster name and port of this test's own ({@link TestCluster}).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -49,6 +52,12 @@ class ClusterBusIT {
   static JvmProcess routerB;
   static JvmProcess app;
   static JvmProcess attached;
+  static JvmProcess node;
+  static Path hz;
+  static List<String> jvm;
+  /** The host the node serves: a loopback address the router's own engines do not use. */
+  static final String NODE_HOST = "127.0.0.2";
+  static int enginePortNode;
   static int routerPortC;
   static int routerPortA;
   static int routerPortB;
@@ -57,18 +66,19 @@ class ClusterBusIT {
 
   @BeforeAll
   static void startTheCluster() throws Exception {
-    Path hz = TestCluster.config(dir.resolve("hz"), FreePorts.of(1)[0]);
-    int[] ports = FreePorts.of(5);
+    hz = TestCluster.config(dir.resolve("hz"), FreePorts.of(1)[0]);
+    int[] ports = FreePorts.of(6);
     routerPortC = ports[4];
     routerPortA = ports[0];
     enginePortA = ports[1];
     routerPortB = ports[2];
     enginePortB = ports[3];
-    List<String> jvm = new ArrayList<>(TestCluster.fastJvmOptions());
+    enginePortNode = ports[5];
+    jvm = new ArrayList<>(TestCluster.fastJvmOptions());
     // The first member starts alone; the others join it (members that start together may not).
     routerA = router("a", "tandem", hz, routerPortA, enginePortA, jvm);
     awaitReady(routerA, routerPortA);
-    routerB = router("b", "blue", hz, routerPortB, enginePortB, jvm);
+    node = node();
     List<String> appJvm = new ArrayList<>(jvm);
     appJvm.add("-Dvertx.hazelcast.config=" + hz);
     app = JvmProcess.start(TandemJar.probeCommand("256m", BusClientApp.class), appJvm,
@@ -77,28 +87,43 @@ class ClusterBusIT {
         "--cluster", "--cluster-config", hz.toString(), "--cluster-host", "127.0.0.1", "--attach",
         "--router-mode", "round-robin", "--router-port", Integer.toString(routerPortC)), jvm,
         dir.resolve("router-c.log"));
+    // Router B places its endpoint on 127.0.0.2 on the node: the node has announced itself first.
+    node.await("tandem node", 60_000);
+    routerB = router("b", "blue", hz, routerPortB, enginePortB, jvm, "--endpoint-hosts",
+        "127.0.0.1," + NODE_HOST, "--endpoint-ports", Integer.toString(enginePortB),
+        Integer.toString(enginePortNode));
     app.await("READY", 60_000);
     awaitReady(routerB, routerPortB);
     awaitReady(attached, routerPortC);
   }
 
+  private static JvmProcess node() throws IOException {
+    return JvmProcess.start(TandemJar.command("256m", "node", "--cluster", "--cluster-config",
+        hz.toString(), "--cluster-host", "127.0.0.1", "--fleet", "blue", "--hosts", NODE_HOST,
+        "--log-dir", dir.resolve("logs-node").toString()), jvm, dir.resolve("node.log"));
+  }
+
   @AfterAll
   static void stopAll() throws InterruptedException {
-    for (JvmProcess p : new JvmProcess[] {app, attached, routerB, routerA}) {
+    for (JvmProcess p : new JvmProcess[] {app, attached, routerB, node, routerA}) {
       if (p != null) {
         p.close();
       }
     }
   }
 
+  /** A router of {@code fleet}; its endpoints: {@code endpoints}, else one on {@code enginePort}. */
   private static JvmProcess router(String name, String fleet, Path hz, int port, int enginePort,
-      List<String> jvm) throws IOException {
-    return JvmProcess.start(TandemJar.command("256m", "router", TinyModel.shared().toString(),
+      List<String> jvm, String... endpoints) throws IOException {
+    List<String> args = new ArrayList<>(List.of("router", TinyModel.shared().toString(),
         "--cluster", "--cluster-config", hz.toString(), "--cluster-host", "127.0.0.1",
         "--fleet", fleet, "--router-mode", "round-robin", "--router-port", Integer.toString(port),
         "--log-dir", dir.resolve("logs-" + name).toString(), "--engine-jvm-opts=-Xmx256m",
-        "--health-interval", "0.5", "--load-report-interval", "0.25", "--stop-grace", "3",
-        "--endpoint-ports", Integer.toString(enginePort)), jvm, dir.resolve("router-" + name + ".log"));
+        "--health-interval", "0.5", "--load-report-interval", "0.25", "--stop-grace", "3"));
+    args.addAll(endpoints.length > 0 ? List.of(endpoints)
+        : List.of("--endpoint-ports", Integer.toString(enginePort)));
+    return JvmProcess.start(TandemJar.command("256m", args.toArray(String[]::new)), jvm,
+        dir.resolve("router-" + name + ".log"));
   }
 
   private static void awaitReady(JvmProcess router, int port) throws InterruptedException {
@@ -149,15 +174,15 @@ class ClusterBusIT {
   @Order(3)
   void twoFleetsShareTheClusterWithoutSeeingEachOthersEngines() throws Exception {
     assertEquals(List.of(enginePortA), enginePorts(routerPortA));
-    assertEquals(List.of(enginePortB), enginePorts(routerPortB));
-    double blueBefore = metric(enginePortB, "tandem_engine_requests_received_total");
+    assertEquals(List.of(enginePortB, enginePortNode), enginePorts(routerPortB));
+    double blueBefore = blueRequests();
     double defaultBefore = metric(enginePortA, "tandem_engine_requests_received_total");
     JsonObject body = new JsonObject().put("prompt", "Blue").put("max_tokens", 4)
         .put("temperature", 0);
     app.send("whole blue " + body.encode());
     JsonObject answer = new JsonObject(app.await("WHOLE", 60_000));
     assertEquals(1, answer.getJsonArray("choices").size());
-    assertEquals(blueBefore + 1, metric(enginePortB, "tandem_engine_requests_received_total"));
+    assertEquals(blueBefore + 1, blueRequests());
     assertEquals(defaultBefore, metric(enginePortA, "tandem_engine_requests_received_total"));
     app.send("whole green " + body.encode());
     assertEquals("503 no_router", app.await("FAILED", 30_000));
@@ -210,6 +235,167 @@ class ClusterBusIT {
     assertTrue(ms < 45_000, "stopped " + ms + " ms after the kill");
   }
 
+  /** Engine 1 of fleet blue runs under the node: the node's child, not the router's. */
+  @Test
+  @Order(6)
+  void aNodesEnginesAreItsChildrenAndServeTheFleet() throws Exception {
+    assertEquals(node.pid(), parentOf(enginePid(routerPortB, 1)), "the node's engine");
+    assertEquals(routerB.pid(), parentOf(enginePid(routerPortB, 0)), "the router's own engine");
+    double nodeBefore = metric(NODE_HOST, enginePortNode, "tandem_engine_requests_received_total");
+    double blueBefore = blueRequests();
+    JsonObject body = new JsonObject().put("prompt", "Spread").put("max_tokens", 24)
+        .put("temperature", 0).put("debug_config", new JsonObject().put("ignore_eos", true));
+    List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      all.add(HTTP.sendAsync(postRequest(routerPortB, body.encode()),
+          HttpResponse.BodyHandlers.ofString()));
+    }
+    for (CompletableFuture<HttpResponse<String>> f : all) {
+      assertEquals(200, f.get(60, TimeUnit.SECONDS).statusCode());
+    }
+    assertEquals(blueBefore + 6, blueRequests());
+    assertTrue(metric(NODE_HOST, enginePortNode, "tandem_engine_requests_received_total")
+        > nodeBefore, "the node's engine served some of six concurrent requests");
+  }
+
+  /**
+   * kill -9 of the node: its engine goes with it, the router takes it out of rotation within
+   * 5 s and keeps answering from its own engine; no request is lost meanwhile.
+   */
+  @Test
+  @Order(7)
+  void aKilledNodesEnginesLeaveTheRotationWithinFiveSeconds() throws Exception {
+    long enginePid = enginePid(routerPortB, 1);
+    JsonObject body = new JsonObject().put("prompt", "Meanwhile").put("max_tokens", 8)
+        .put("temperature", 0);
+    List<Integer> statuses = java.util.Collections.synchronizedList(new ArrayList<>());
+    java.util.concurrent.atomic.AtomicBoolean go = new java.util.concurrent.atomic.AtomicBoolean(true);
+    Thread load = new Thread(() -> {
+      while (go.get()) {
+        statuses.add(send(postRequest(routerPortB, body.encode())).statusCode());
+      }
+    }, "requests during the kill");
+    load.start();
+    Thread.sleep(500);
+    long killedAt = System.nanoTime();
+    node.kill();
+    waitUntil(() -> !"READY".equals(engineState(routerPortB, 1)), 10_000,
+        "the node's engine to leave the rotation");
+    long outMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
+    waitUntil(() -> ProcessHandle.of(enginePid).map(p -> !p.isAlive()).orElse(true), 10_000,
+        "the node's engine process to end with it");
+    double before = metric(enginePortB, "tandem_engine_requests_received_total");
+    Thread.sleep(1000);
+    go.set(false);
+    load.join(30_000);
+    for (int i = 0; i < 4; i++) {
+      assertEquals(200, post(routerPortB, "/v1/completions", body.encode()).statusCode());
+    }
+    assertTrue(outMs <= 5000, "out of rotation " + outMs + " ms after the kill");
+    assertTrue(statuses.size() > 3, "requests ran during the kill: " + statuses);
+    assertTrue(statuses.stream().allMatch(code -> code == 200), "every request answered: "
+        + statuses);
+    assertTrue(metric(enginePortB, "tandem_engine_requests_received_total") >= before + 4,
+        "the router's own engine served what came after");
+    assertTrue(engineDetail(routerPortB, 1).contains("node"), engineDetail(routerPortB, 1));
+  }
+
+  /** The node is back (a new process): the supervisor starts the engine there again. */
+  @Test
+  @Order(8)
+  void aReturningNodeGetsItsEnginesBack() throws Exception {
+    node = node();
+    waitUntil(() -> "READY".equals(engineState(routerPortB, 1)), 90_000,
+        "the engine to be READY again on the new node");
+    assertEquals(node.pid(), parentOf(enginePid(routerPortB, 1)));
+    JsonObject body = new JsonObject().put("prompt", "Back").put("max_tokens", 24)
+        .put("temperature", 0).put("debug_config", new JsonObject().put("ignore_eos", true));
+    double nodeBefore = metric(NODE_HOST, enginePortNode, "tandem_engine_requests_received_total");
+    List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      all.add(HTTP.sendAsync(postRequest(routerPortB, body.encode()),
+          HttpResponse.BodyHandlers.ofString()));
+    }
+    for (CompletableFuture<HttpResponse<String>> f : all) {
+      assertEquals(200, f.get(60, TimeUnit.SECONDS).statusCode());
+    }
+    assertTrue(metric(NODE_HOST, enginePortNode, "tandem_engine_requests_received_total")
+        > nodeBefore, "the node's engine is back in rotation");
+  }
+
+  /**
+   * kill -9 of the router: its own engine goes with it, the node's keeps running; a new router
+   * with the same configuration adopts it (same process) instead of starting another.
+   */
+  @Test
+  @Order(9)
+  void aNewRouterAdoptsTheEnginesANodeKeptRunning() throws Exception {
+    long nodeEngine = enginePid(routerPortB, 1);
+    long ownEngine = enginePid(routerPortB, 0);
+    routerB.kill();
+    waitUntil(() -> ProcessHandle.of(ownEngine).map(p -> !p.isAlive()).orElse(true), 10_000,
+        "the router's own engine to end with it");
+    Thread.sleep(NodeAnnouncement.LOST_AFTER.toMillis() + 500); // a node would have reacted now
+    assertTrue(ProcessHandle.of(nodeEngine).map(ProcessHandle::isAlive).orElse(false),
+        "the node's engine outlived the router");
+    assertEquals(200, get(NODE_HOST, enginePortNode, "/health").statusCode());
+    routerB = router("b2", "blue", hz, routerPortB, enginePortB, jvm, "--endpoint-hosts",
+        "127.0.0.1," + NODE_HOST, "--endpoint-ports", Integer.toString(enginePortB),
+        Integer.toString(enginePortNode));
+    awaitReady(routerB, routerPortB);
+    assertEquals(nodeEngine, enginePid(routerPortB, 1), "adopted, not restarted");
+    assertEquals("READY", engineState(routerPortB, 1));
+    assertEquals(200, post(routerPortB, "/v1/completions", new JsonObject().put("prompt", "Hi")
+        .put("max_tokens", 4).encode()).statusCode());
+  }
+
+  private static JsonObject fleetEngine(int routerPort, int id) {
+    JsonArray engines = new JsonObject(get(routerPort, "/fleet").body()).getJsonArray("engines");
+    for (int i = 0; i < engines.size(); i++) {
+      if (engines.getJsonObject(i).getInteger("id") == id) {
+        return engines.getJsonObject(i);
+      }
+    }
+    throw new AssertionError("no engine " + id + " in " + engines);
+  }
+
+  private static long enginePid(int routerPort, int id) {
+    Long pid = fleetEngine(routerPort, id).getLong("pid");
+    assertTrue(pid != null, "engine " + id + " has a pid: " + fleetEngine(routerPort, id));
+    return pid;
+  }
+
+  /** The engine's state as the router's registry has it. */
+  private static String engineState(int routerPort, int id) {
+    return adminEngine(routerPort, id).getString("state");
+  }
+
+  private static String engineDetail(int routerPort, int id) {
+    return String.valueOf(adminEngine(routerPort, id).getString("detail"));
+  }
+
+  private static JsonObject adminEngine(int routerPort, int id) {
+    JsonArray engines = new JsonObject(get(routerPort, "/admin/engines").body())
+        .getJsonArray("engines");
+    for (int i = 0; i < engines.size(); i++) {
+      if (engines.getJsonObject(i).getInteger("id") == id) {
+        return engines.getJsonObject(i);
+      }
+    }
+    throw new AssertionError("no engine " + id + " in " + engines);
+  }
+
+  private static long parentOf(long pid) {
+    return ProcessHandle.of(pid).flatMap(ProcessHandle::parent).map(ProcessHandle::pid)
+        .orElseThrow(() -> new AssertionError("process " + pid + " has no parent (or is gone)"));
+  }
+
+  /** Requests fleet blue's two engines received, the router's own and the node's. */
+  private static double blueRequests() {
+    return metric(enginePortB, "tandem_engine_requests_received_total")
+        + metric(NODE_HOST, enginePortNode, "tandem_engine_requests_received_total");
+  }
+
   private static List<Integer> enginePorts(int routerPort) {
     JsonArray engines = new JsonObject(get(routerPort, "/admin/engines").body())
         .getJsonArray("engines");
@@ -226,12 +412,20 @@ class ClusterBusIT {
   }
 
   private static double metric(int port, String name) {
-    Map<String, Double> samples = PrometheusSamples.parse(get(port, "/metrics").body());
+    return metric("127.0.0.1", port, name);
+  }
+
+  private static double metric(String host, int port, String name) {
+    Map<String, Double> samples = PrometheusSamples.parse(get(host, port, "/metrics").body());
     return samples.getOrDefault(name, 0.0);
   }
 
   private static HttpResponse<String> get(int port, String path) {
-    return send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+    return get("127.0.0.1", port, path);
+  }
+
+  private static HttpResponse<String> get(String host, int port, String path) {
+    return send(HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + path))
         .timeout(Duration.ofSeconds(10)).build());
   }
 
@@ -239,6 +433,12 @@ class ClusterBusIT {
     return send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
         .timeout(Duration.ofSeconds(60)).header("content-type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(body)).build());
+  }
+
+  private static HttpRequest postRequest(int port, String body) {
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/completions"))
+        .timeout(Duration.ofSeconds(60)).header("content-type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build();
   }
 
   private static HttpResponse<String> send(HttpRequest request) {
