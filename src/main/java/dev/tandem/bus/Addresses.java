@@ -76,6 +76,15 @@ public final class Addresses {
     return fleet + ".fleet.remove";
   }
 
+  /**
+   * Request/reply (supervisor): {@code {"secret": ...}}, the fleet's secret that builtin engines
+   * beyond loopback require on every call; the fleet's routers ask for it when they start. Any
+   * member of the cluster may ask: the cluster is the fleet's trust boundary (docs/cluster.md).
+   */
+  public String fleetSecret() {
+    return fleet + ".fleet.secret";
+  }
+
   /** Request/reply and streaming completions served by the router (BusCompletionsEndpoint). */
   public String completions() {
     return fleet + ".completions";

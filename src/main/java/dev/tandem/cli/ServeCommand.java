@@ -1,5 +1,6 @@
 package dev.tandem.cli;
 
+import dev.tandem.api.FleetSecret;
 import dev.tandem.chat.ChatSetup;
 import dev.tandem.engine.model.CoreBudget;
 import dev.tandem.engine.model.GenerationConfig;
@@ -124,6 +125,21 @@ public final class ServeCommand implements Callable<Integer> {
           + " h100-llama3-70b-tp4, a100-llama2-13b; or a JSON file). Default: h100-llama3-8b.")
   String simProfile;
 
+  /** The fleet's secret from the environment; none: a warning when others can reach the port. */
+  private String fleetSecret() {
+    String secret = System.getenv(FleetSecret.ENV);
+    if (secret != null && !secret.isBlank()) {
+      LOG.info("every call must carry the fleet's secret ({})", FleetSecret.HEADER);
+      return secret;
+    }
+    if (FleetSecret.beyondLoopback(host)) {
+      LOG.warn("listening on {} without a fleet secret ({} unset): anyone who reaches this port"
+          + " may call it, MicroServing included; keep it on a private network", host,
+          FleetSecret.ENV);
+    }
+    return null;
+  }
+
   private static double orOne(Double value) {
     return value == null ? 1.0 : value;
   }
@@ -218,7 +234,7 @@ public final class ServeCommand implements Callable<Integer> {
     KvWorld kvWorld = world == null ? null : served.worldView().apply(world);
     EngineServerVerticle server = new EngineServerVerticle(engine, tokenizer, kvWorld,
         new EngineServerConfig(host, port, model, debug,
-            Duration.ofSeconds(clientStallTimeoutSeconds), cores), chat);
+            Duration.ofSeconds(clientStallTimeoutSeconds), cores, fleetSecret()), chat);
     try {
       vertx.deployVerticle(server).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     } catch (Exception e) {

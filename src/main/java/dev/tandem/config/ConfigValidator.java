@@ -66,7 +66,7 @@ public final class ConfigValidator {
           + " is not a file (give a Jinja template, or a JSON file with \"chat_template\")");
     }
     for (Option<String> file : List.of(ClusterOptions.CLUSTER_CONFIG, ClusterOptions.CLUSTER_KEY,
-        ClusterOptions.CLUSTER_CERT, ClusterOptions.CLUSTER_TRUST)) {
+        ClusterOptions.CLUSTER_CERT, ClusterOptions.CLUSTER_TRUST, RouterConfig.FLEET_SECRET_FILE)) {
       String given = config.get(file);
       if (given != null && !Files.isRegularFile(Path.of(given))) {
         throw new ConfigException(file.flag() + " " + Path.of(given).toAbsolutePath()

@@ -65,6 +65,11 @@ public final class RouterConfig extends OptionValues<RouterConfig> {
   public static final Option<String> LOG_DIR = FLEET.add(Option.string("logDir", "--log-dir",
       "logs").rule(notBlank()).label("DIR").help("one engine-N.log per engine, appended"
           + " across restarts"));
+  public static final Option<String> FLEET_SECRET_FILE = FLEET.add(Option.string(
+      "fleetSecretFile", "--fleet-secret-file", null).rule(notBlank()).label("FILE")
+      .help("the fleet's secret (the file's first line), which builtin engines listening beyond"
+          + " loopback require on every call; none: a random one per start (then a new router"
+          + " restarts the engines tandem nodes kept running instead of adopting them)"));
   /** MLC's readiness probe gives up after about 120 s; so do we, but for real. */
   public static final Option<Duration> STARTUP_TIMEOUT = FLEET.add(Option.millis(
       "startupTimeoutMs", "--startup-timeout", Duration.ofSeconds(120)).rule(positive())

@@ -52,6 +52,12 @@ public record EngineSpec(EndpointConfig endpoint, String device, EngineCommand c
         config.addresses());
   }
 
+  /** The same spec with another command (another environment, another parent). */
+  public EngineSpec withCommand(EngineCommand other) {
+    return new EngineSpec(endpoint, device, other, readinessPath, healthPath, logFile,
+        startupTimeout, stopGrace, health, restart, loadReportInterval, kind, world, bus);
+  }
+
   /** {@code engine 1 (decode, 127.0.0.1:8081, cpu:1)}, for logs and error messages. */
   public String describe() {
     String base = endpoint.describe();

@@ -16,7 +16,6 @@ import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.client.WebClientOptions;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -97,7 +96,7 @@ public final class EngineVerticle extends VerticleBase {
       return Future.failedFuture(new EngineStartException(spec.describe() + " was not started: "
           + abortReason));
     }
-    http = WebClient.create(vertx, new WebClientOptions().setKeepAlive(false));
+    http = FleetSecretCalls.client(vertx, command);
     launcher = vertx.createSharedWorkerExecutor(LAUNCHER_POOL, 1);
     control = vertx.eventBus().consumer(spec.bus().engineControl(spec.endpoint().id()), this::onControl);
     announce();

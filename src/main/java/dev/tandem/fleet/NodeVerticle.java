@@ -214,10 +214,7 @@ public final class NodeVerticle extends VerticleBase {
     if (!spec.command().extraEnv().containsKey(BuiltinProfile.PARENT_PID_ENV)) {
       return spec;
     }
-    EngineCommand command = spec.command().withEnv(Map.of(BuiltinProfile.PARENT_PID_ENV,
-        Long.toString(pid)));
-    return new EngineSpec(spec.endpoint(), spec.device(), command, spec.readinessPath(),
-        spec.healthPath(), spec.logFile(), spec.startupTimeout(), spec.stopGrace(), spec.health(),
-        spec.restart(), spec.loadReportInterval(), spec.kind(), spec.world(), spec.bus());
+    return spec.withCommand(spec.command().withEnv(Map.of(BuiltinProfile.PARENT_PID_ENV,
+        Long.toString(pid))));
   }
 }

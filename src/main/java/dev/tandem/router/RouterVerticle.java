@@ -34,6 +34,8 @@ import dev.tandem.router.registry.FleetSubscription;
 import dev.tandem.router.upstream.EngineClient;
 import dev.tandem.tokenizer.TextTokenizer;
 import io.vertx.core.Future;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonObject;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
@@ -196,7 +198,8 @@ public final class RouterVerticle extends VerticleBase {
               metrics, runner, admin, feed, Routes.ADMIN));
     }
     feed.start(DASHBOARD_PERIOD_MS);
-    return fleet.start(5_000)
+    return learnFleetSecret()
+        .compose(v -> fleet.start(5_000))
         .compose(v -> bus.start())
         .compose(v -> chatBus.start())
         .compose(v -> adminServer == null ? Future.succeededFuture() : adminServer.listen()
@@ -206,6 +209,23 @@ public final class RouterVerticle extends VerticleBase {
         .onSuccess(s -> {
           LOG.info("router listening on http://{}:{} ({} mode, model {})", options.get(ROUTER_HOST),
               s.actualPort(), options.get(ROUTER_MODE).wireName(), model.id());
+        });
+  }
+
+  /**
+   * The fleet's secret from its supervisor, sent with every engine call; a fleet without a
+   * supervisor on the bus (tests that publish engines themselves) has none.
+   */
+  private Future<Void> learnFleetSecret() {
+    return vertx.eventBus().<JsonObject>request(options.addresses().fleetSecret(), "",
+            new DeliveryOptions().setSendTimeout(5_000))
+        .map(reply -> {
+          client.fleetSecret(reply.body().getString("secret"));
+          return (Void) null;
+        })
+        .recover(err -> {
+          LOG.debug("no fleet secret ({}): engine calls carry none", err.getMessage());
+          return Future.succeededFuture();
         });
   }
 

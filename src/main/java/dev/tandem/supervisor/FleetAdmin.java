@@ -54,6 +54,7 @@ final class FleetAdmin {
   private final Vertx vertx;
   private final RouterConfig config;
   private final EngineProfile profile;
+  private final FleetSecrets secrets;
   private final FleetView view;
   /** The fleet's KV world as it is now (re-forms replace it), null before it formed. */
   private final Supplier<FleetWorld> world;
@@ -66,18 +67,21 @@ final class FleetAdmin {
   private MessageConsumer<JsonObject> adds;
   private MessageConsumer<JsonObject> removes;
 
-  FleetAdmin(Vertx vertx, RouterConfig config, EngineProfile profile, FleetView view,
-      Supplier<FleetWorld> world, List<String> deployments) {
+  FleetAdmin(Vertx vertx, RouterConfig config, EngineProfile profile, FleetSecrets secrets,
+      FleetView view, Supplier<FleetWorld> world, List<String> deployments) {
     this.vertx = vertx;
     this.config = config;
     this.profile = profile;
+    this.secrets = secrets;
     this.view = view;
     this.world = world;
     this.deployments = deployments;
   }
 
-  /** An engine of the fleet and its deployment (the initial ones, as the supervisor deployed them). */
-  /** An engine of the fleet; {@code deploymentId} null for one a {@code tandem node} runs. */
+  /**
+   * An engine of the fleet and its deployment (the initial ones, as the supervisor deployed
+   * them); {@code deploymentId} null for one a {@code tandem node} runs.
+   */
   void started(EndpointConfig endpoint, String deploymentId) {
     endpoints.put(endpoint.id(), endpoint);
     if (deploymentId != null) {
@@ -121,7 +125,7 @@ final class FleetAdmin {
           : kvWorld.initFor(endpoint.peStart() + endpoint.numGpus());
       EngineLaunch launch = new EngineLaunch(config.get(MODEL), config.get(MODEL_LIB), endpoint,
           config.get(ENABLE_PREFIX_CACHE), config.get(ENGINE_OVERRIDES), init);
-      return EngineSpec.of(profile, launch, Path.of(config.get(LOG_DIR)), config);
+      return secrets.apply(EngineSpec.of(profile, launch, Path.of(config.get(LOG_DIR)), config));
     }).compose(spec -> {
       EngineVerticle engine = new EngineVerticle(spec);
       LOG.info("adding {}", spec.describe());

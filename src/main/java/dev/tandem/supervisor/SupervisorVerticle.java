@@ -78,6 +78,7 @@ public final class SupervisorVerticle extends VerticleBase {
   private final List<String> engineDeployments = new ArrayList<>();
   private String routerDeployment;
   private FleetAdmin admin;
+  private FleetSecrets secrets;
   /** On a cluster: the fleet's tandem nodes, and the engines they run for this fleet. */
   private NodeDirectory nodes;
   private RemoteEngines remote;
@@ -177,9 +178,14 @@ public final class SupervisorVerticle extends VerticleBase {
         .put("mode", config.get(ROUTER_MODE).wireName())
         .put("engine", config.get(ENGINE).wireName())
         .put("world", world == null ? null : world.toJson())));
+    vertx.eventBus().consumer(config.addresses().fleetSecret(), msg -> msg.reply(
+        new JsonObject().put("secret", secrets == null ? null : secrets.secret())));
     // File system and port checks block: off the event loop.
     return vertx.executeBlocking(() -> {
       ConfigValidator.checkEnvironment(config);
+      return FleetSecrets.load(config);
+    }).map(loaded -> {
+      secrets = loaded;
       return null;
     });
   }
@@ -266,14 +272,14 @@ public final class SupervisorVerticle extends VerticleBase {
     // A node's machine has no class-data archive of ours: its engines start without one.
     EngineProfile onNodes = givenProfile != null || cds == null ? profile
         : EngineProfile.of(config, null);
-    admin = new FleetAdmin(vertx, config, profile, fleet, () -> world, engineDeployments);
+    admin = new FleetAdmin(vertx, config, profile, secrets, fleet, () -> world, engineDeployments);
     List<EngineSpec> specs = new ArrayList<>();
     for (EndpointConfig endpoint : config.endpoints()) {
       EngineLaunch launch = new EngineLaunch(config.get(MODEL), config.get(MODEL_LIB), endpoint,
           config.get(ENABLE_PREFIX_CACHE), config.get(ENGINE_OVERRIDES),
           world == null ? null : world.init());
-      specs.add(EngineSpec.of(remoteIds.contains(endpoint.id()) ? onNodes : profile, launch,
-          Path.of(config.get(LOG_DIR)), config));
+      specs.add(secrets.apply(EngineSpec.of(remoteIds.contains(endpoint.id()) ? onNodes : profile,
+          launch, Path.of(config.get(LOG_DIR)), config)));
     }
     return specs;
   }

@@ -48,6 +48,7 @@ class RouterConfigTest {
         .set(KEY_RPM, 60).set(ADMIN_PORT, 9001).set(KEY_TPM, 10_000).set(REMOVE_GRACE, Duration.ofSeconds(5))
         .set(FLEET_NAME, "blue").set(ClusterOptions.CLUSTER, true).set(ClusterOptions.ATTACH, true)
         .set(ClusterOptions.STOP_REMOTE_ENGINES, true)
+        .set(RouterConfig.FLEET_SECRET_FILE, "/etc/tandem/fleet-secret")
         .set(ClusterOptions.CLUSTER_CONFIG, "/etc/tandem/cluster.xml")
         .set(ClusterOptions.CLUSTER_HOST, "10.0.0.5").set(ClusterOptions.CLUSTER_PUBLIC_HOST, "r1")
         .set(ClusterOptions.CLUSTER_PORT, 7000).set(ClusterOptions.CLUSTER_KEY, "/k.pem")

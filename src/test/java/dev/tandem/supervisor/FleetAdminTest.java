@@ -33,7 +33,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class FleetAdminTest {
 
   private static FleetAdmin admin(Vertx vertx, RouterConfig config) {
-    FleetAdmin admin = new FleetAdmin(vertx, config, null, new FleetView(), () -> null, new ArrayList<>());
+    FleetAdmin admin = new FleetAdmin(vertx, config, null, null, new FleetView(), () -> null, new ArrayList<>());
     admin.started(new EndpointConfig(0, "127.0.0.1", 8080, 1, 0, EngineRole.BOTH), "d0");
     admin.start();
     return admin;

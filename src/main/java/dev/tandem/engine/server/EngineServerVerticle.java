@@ -2,6 +2,7 @@ package dev.tandem.engine.server;
 
 import dev.tandem.api.ErrorResponses;
 import dev.tandem.api.ApiError;
+import dev.tandem.api.FleetSecret;
 import dev.tandem.chat.ChatSetup;
 import dev.tandem.engine.sched.Engine;
 import dev.tandem.tokenizer.TextTokenizer;
@@ -70,6 +71,16 @@ public final class EngineServerVerticle extends VerticleBase {
         completions);
 
     Router router = Router.router(vertx);
+    String secret = config.fleetSecret();
+    if (secret != null) {
+      router.route().handler(rc -> {
+        if (FleetSecret.matches(secret, rc.request().getHeader(FleetSecret.HEADER))) {
+          rc.next();
+        } else {
+          error(rc, FleetSecret.refusal());
+        }
+      });
+    }
     router.route().handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT_BYTES));
     router.get("/v1/models").handler(this::models);
     router.get("/health").handler(rc -> rc.json(new JsonObject().put("status", "ok")));

@@ -1,5 +1,6 @@
 package dev.tandem.router.upstream;
 
+import dev.tandem.api.FleetSecret;
 import dev.tandem.api.FastJson;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -157,6 +158,13 @@ public final class EngineClient {
   private static final CharSequence APPLICATION_JSON = HttpHeaders.createOptimized("application/json");
   private final java.util.Map<String, Origin> origins = new java.util.concurrent.ConcurrentHashMap<>();
 
+  /** The fleet's secret, sent with every call (engines beyond loopback require it); null: none. */
+  private volatile String fleetSecret;
+
+  public void fleetSecret(String secret) {
+    this.fleetSecret = secret;
+  }
+
   private Origin origin(String baseUrl) {
     return origins.computeIfAbsent(baseUrl, Origin::parse);
   }
@@ -180,6 +188,10 @@ public final class EngineClient {
     RequestOptions options;
     try {
       options = origin(baseUrl).options(path);
+      String secret = fleetSecret;
+      if (secret != null) {
+        options.putHeader(FleetSecret.HEADER, secret);
+      }
     } catch (IllegalArgumentException badUrl) {
       guard.fail(UpstreamException.unreachable(engineId, stage, badUrl));
       return response.future();
