@@ -12,12 +12,18 @@
 #      until the engine was back in rotation after the node was started again;
 #   3. a call to an engine without the fleet's secret (the answer must be 401).
 #
-# Needs root (ip netns). Environment knobs: REQUESTS (200), WARMUP (50), PRESET (tiny),
-# NET (10.77.0: a private range inside the namespaces only), OUT_DIR, KEEP_TMP=1.
+# MODE=disagg makes the engine on $NET.2 the prefill engine and the one on $NET.3 the decode
+# engine: KV crosses between the hosts, and the builtin world's root listens on the router's
+# cluster address.
+#
+# Needs root (ip netns). Environment knobs: MODE (round-robin|disagg), REQUESTS (200), WARMUP
+# (50), PRESET (tiny), NET (10.77.0: a private range inside the namespaces only), OUT_DIR,
+# KEEP_TMP=1.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib-serving.sh"
 
+MODE=${MODE:-round-robin}
 REQUESTS=${REQUESTS:-200}
 WARMUP=${WARMUP:-50}
 PRESET=${PRESET:-tiny}
@@ -106,12 +112,13 @@ tb_log "making the $PRESET model"
 make_hosts
 cluster_xml
 declare -a NODE_PID
+if [[ "$MODE" == disagg ]]; then ROLES=prefill,decode; else ROLES=both,both; fi
 
 tb_log "router on $NET.1 (it waits for the nodes that serve $NET.2 and $NET.3)"
 TANDEM_JAVA_OPTS="$TANDEM_JAVA_OPTS ${HZ_FAST[*]}" tb_start "$WORK/logs/router.out" \
   ip netns exec "${HOSTS[0]}" "$TB_TANDEM" router "$WORK/model" --cluster \
   --cluster-config "$WORK/cluster.xml" --cluster-host "$NET.1" --router-host "$NET.1" \
-  --router-port 8000 --router-mode round-robin --endpoint-hosts "$NET.2,$NET.3" \
+  --router-port 8000 --router-mode "$MODE" --endpoint-roles "$ROLES" --endpoint-hosts "$NET.2,$NET.3" \
   --endpoint-ports 8081 8082 --log-dir "$WORK/logs/router" --health-interval 0.5 \
   --load-report-interval 0.25 --stop-grace 3
 ROUTER_PID=$TB_LAST_PID
@@ -165,7 +172,7 @@ start_node 1
 BACK_S=$(await_state 0 READY 120)
 
 {
-  echo "### Clustered fleet on three network namespaces ($(date -u +%Y-%m-%d), $(tb_machine), load $(tb_load))"
+  echo "### Clustered fleet on three network namespaces, $MODE ($(date -u +%Y-%m-%d), $(tb_machine), load $(tb_load))"
   echo
   cat "$OUT/bus-latency.md"
   echo

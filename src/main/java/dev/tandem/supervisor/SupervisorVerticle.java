@@ -29,7 +29,6 @@ import dev.tandem.fleet.EngineVerticle;
 import dev.tandem.fleet.TandemClasspath;
 import dev.tandem.tokenizer.TextTokenizer;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -49,6 +48,10 @@ import org.slf4j.LoggerFactory;
  * with a deadline (a world forms only when every member has joined); load the tokenizer; deploy
  * the router verticle. Any failure stops whatever was started and
  * fails the start with the failing engine's message. Undeploying stops everything.
+ *
+ * <p>With {@code --cluster}, the endpoints of hosts that {@code tandem node}s serve (or that are
+ * not this machine's) are run by those nodes ({@link NodePlacement}, {@link RemoteEngines});
+ * they outlive this verticle unless {@code --stop-remote-engines}.
  *
  * <p>Answers {@link Addresses#fleetQuery()} with {@code {"engines": [status, ...]}}, the latest
  * status each engine published on {@link Addresses#engineStatus()}.
@@ -202,53 +205,19 @@ public final class SupervisorVerticle extends VerticleBase {
     Future<Void> listening = nodes.start();
     remote = new RemoteEngines(vertx, config.addresses(), nodes, fleet,
         config.get(ClusterOptions.STOP_REMOTE_ENGINES), config.get(STARTUP_TIMEOUT));
-    List<EndpointConfig> endpoints = config.endpoints();
-    Future<Set<String>> localHosts = vertx.executeBlocking(() -> {
-      Set<String> local = new HashSet<>();
-      for (EndpointConfig e : endpoints) {
-        if (ConfigValidator.isLocalHost(e.host())) { // may ask DNS: off the event loop
-          local.add(e.host());
-        }
-      }
-      return local;
-    });
-    Promise<Void> listened = Promise.promise();
-    listening.onComplete(ar -> vertx.setTimer(NODE_DISCOVERY.toMillis(), id -> listened.complete()));
-    return Future.all(localHosts, listened.future()).compose(v -> {
-      for (EndpointConfig e : endpoints) {
-        if (nodes.serving(e.host()).isPresent() || !localHosts.result().contains(e.host())) {
-          remoteIds.add(e.id());
-        }
-      }
-      if (!remoteIds.isEmpty()) {
-        LOG.info("engine(s) {} run on tandem nodes (their hosts are served by one, or are not this"
-            + " machine's)", remoteIds);
-      }
-      List<EndpointConfig> here = endpoints.stream().filter(e -> !remoteIds.contains(e.id()))
-          .toList();
-      return vertx.executeBlocking(() -> {
-        ConfigValidator.checkEndpointPorts(here); // binds sockets: off the event loop
-        return null;
-      });
-    });
-  }
-
-  /**
-   * Where the builtin world's root listens: the first endpoint's host when every engine runs
-   * here, the router's cluster address when nodes run some of them (they must reach it).
-   */
-  private String worldRootHost() {
-    String first = config.endpoints().get(0).host();
-    if (remoteIds.isEmpty()) {
-      return first;
-    }
-    String bus = config.get(ClusterOptions.CLUSTER_HOST) != null
-        ? config.get(ClusterOptions.CLUSTER_HOST) : config.get(ClusterOptions.CLUSTER_PUBLIC_HOST);
-    return bus != null ? bus : first;
+    return NodePlacement.onNodes(vertx, config.endpoints(), nodes, listening, NODE_DISCOVERY)
+        .map(onNodes -> {
+          remoteIds.addAll(onNodes);
+          if (!remoteIds.isEmpty()) {
+            LOG.info("engine(s) {} run on tandem nodes (their hosts are served by one, or are not"
+                + " this machine's)", remoteIds);
+          }
+          return null;
+        });
   }
 
   private Future<Void> formWorld() {
-    return FleetWorld.form(vertx, config, worldRootHost()).map(formed -> {
+    return FleetWorld.form(vertx, config, NodePlacement.worldRootHost(config, remoteIds)).map(formed -> {
       world = formed;
       if (formed.init() != null) {
         LOG.info("world formed for {} PE(s)", formed.init().npes());

@@ -74,6 +74,22 @@ final class JvmProcess implements AutoCloseable {
     }
   }
 
+  /** Waits for an output line that contains {@code text} (others are skipped). */
+  void awaitContaining(String text, long timeoutMs) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    while (true) {
+      long left = deadline - System.nanoTime();
+      String line = left <= 0 ? null : lines.poll(left, TimeUnit.NANOSECONDS);
+      if (line == null) {
+        throw new AssertionError("no line containing '" + text + "' within " + timeoutMs + " ms"
+            + "; output:\n" + output());
+      }
+      if (line.contains(text)) {
+        return;
+      }
+    }
+  }
+
   void send(String line) throws IOException {
     OutputStream in = process.getOutputStream();
     in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
