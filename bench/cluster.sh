@@ -111,6 +111,7 @@ tb_log "making the $PRESET model"
 "$TB_TANDEM" make-model "$WORK/model" --preset "$PRESET" --seed 1 >/dev/null
 make_hosts
 cluster_xml
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$WORK/fleet-secret"
 declare -a NODE_PID
 if [[ "$MODE" == disagg ]]; then ROLES=prefill,decode; else ROLES=both,both; fi
 
@@ -120,7 +121,7 @@ TANDEM_JAVA_OPTS="$TANDEM_JAVA_OPTS ${HZ_FAST[*]}" tb_start "$WORK/logs/router.o
   --cluster-config "$WORK/cluster.xml" --cluster-host "$NET.1" --router-host "$NET.1" \
   --router-port 8000 --router-mode "$MODE" --endpoint-roles "$ROLES" --endpoint-hosts "$NET.2,$NET.3" \
   --endpoint-ports 8081 8082 --log-dir "$WORK/logs/router" --health-interval 0.5 \
-  --load-report-interval 0.25 --stop-grace 3
+  --load-report-interval 0.25 --stop-grace 3 --fleet-secret-file "$WORK/fleet-secret"
 ROUTER_PID=$TB_LAST_PID
 for i in $(seq 1 240); do
   grep -q "waiting for a tandem node" "$WORK/logs/router.out" && break
@@ -140,12 +141,19 @@ tb_log "secret: an engine called without the fleet's secret"
 SECRET_STATUS=$(on "${HOSTS[0]}" curl -s -o /dev/null -w '%{http_code}' --max-time 5 \
   "http://$NET.2:8081/health" || true)
 
+SECRET_OK=$(on "${HOSTS[0]}" curl -s -o /dev/null -w '%{http_code}' --max-time 5 \
+  -H "X-Tandem-Fleet-Secret: $(cat "$WORK/fleet-secret")" "http://$NET.2:8081/health" || true)
+
 tb_log "bus vs HTTP: $REQUESTS whole completions each, from a Vert.x application on $NET.3"
 on "${HOSTS[2]}" env TANDEM_JAVA_OPTS="$TANDEM_JAVA_OPTS ${HZ_FAST[*]}" "$TB_TANDEM" bench \
   bus-latency --url "http://$NET.1:8000" --cluster-config "$WORK/cluster.xml" \
   --cluster-host "$NET.3" --requests "$REQUESTS" --warmup "$WARMUP" \
   > "$OUT/bus-latency.md" 2> "$WORK/logs/bus-latency.err" ||
   { tail -20 "$WORK/logs/bus-latency.err"; tb_die "bus-latency failed"; }
+
+# KV shipped from the engine on $NET.2 (disagg: the prefill engine) into the one on $NET.3.
+REMOTE_SENDS=$(on "${HOSTS[0]}" curl -s --max-time 5 -H "X-Tandem-Fleet-Secret: $(cat "$WORK/fleet-secret")" \
+  "http://$NET.2:8081/metrics" | awk '/^tandem_engine_remote_send_total/ { n += $NF } END { print n + 0 }')
 
 tb_log "node death: kill -9 of the node on $NET.2 under a closed loop of requests"
 body='{"prompt":"During the node kill","max_tokens":8,"temperature":0}'
@@ -182,5 +190,6 @@ BACK_S=$(await_state 0 READY 120)
   echo "| first request answered after the kill (ended) | ${FIRST_OK:-none} s |"
   echo "| requests answered / failed in the 10 s after the kill | $OK_AFTER / $FAILED_AFTER |"
   echo "| engine back in rotation after the node restarted | ${BACK_S} s |"
-  echo "| engine on $NET.2 called without the fleet's secret | HTTP $SECRET_STATUS |"
+  echo "| engine on $NET.2 called without / with the fleet's secret | HTTP $SECRET_STATUS / $SECRET_OK |"
+  echo "| remote_send calls served by the engine on $NET.2 (KV shipped to $NET.3) | $REMOTE_SENDS |"
 } | tee "$OUT/cluster.md"
