@@ -178,6 +178,13 @@ FIRST_OK=$(awk -v k="$KILLED_AT" '$1 >= k && $2 == 200 { printf "%.2f", $1 - k; 
 tb_log "node back: the node on $NET.2 started again"
 start_node 1
 BACK_S=$(await_state 0 READY 120)
+for i in 1 2 3 4 5 6 7 8; do
+  on "${HOSTS[0]}" curl -s -o /dev/null --max-time 30 -H 'content-type: application/json' \
+    -d "$body" "http://$NET.1:8000/v1/completions" || true
+done
+# the new engine process on $NET.2: its own count, over 8 requests after its return
+SENDS_BACK=$(on "${HOSTS[0]}" curl -s --max-time 5 -H "X-Tandem-Fleet-Secret: $(cat "$WORK/fleet-secret")" \
+  "http://$NET.2:8081/metrics" | awk '/^tandem_engine_remote_send_total/ { n += $NF } END { print n + 0 }')
 
 {
   echo "### Clustered fleet on three network namespaces, $MODE ($(date -u +%Y-%m-%d), $(tb_machine), load $(tb_load))"
@@ -192,4 +199,5 @@ BACK_S=$(await_state 0 READY 120)
   echo "| engine back in rotation after the node restarted | ${BACK_S} s |"
   echo "| engine on $NET.2 called without / with the fleet's secret | HTTP $SECRET_STATUS / $SECRET_OK |"
   echo "| remote_send calls served by the engine on $NET.2 (KV shipped to $NET.3) | $REMOTE_SENDS |"
+  echo "| the same, by its new process over 8 requests after the node's return | $SENDS_BACK |"
 } | tee "$OUT/cluster.md"
