@@ -10,7 +10,10 @@
 #   2. a node killed with -9 under a closed loop of requests: time until the router took its
 #      engine out of rotation, requests answered and failed in the 10 s after the kill, and time
 #      until the engine was back in rotation after the node was started again;
-#   3. a call to an engine without the fleet's secret (the answer must be 401).
+#   3. a call to an engine without the fleet's secret (the answer must be 401);
+#   4. the router killed with -9: the nodes' engines keep running, and a new router with the same
+#      configuration adopts them (round-robin: the same processes; disagg: they restart into the
+#      new router's world).
 #
 # MODE=disagg makes the engine on $NET.2 the prefill engine and the one on $NET.3 the decode
 # engine: KV crosses between the hosts, and the builtin world's root listens on the router's
@@ -115,14 +118,30 @@ head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$WORK/fleet-secret"
 declare -a NODE_PID
 if [[ "$MODE" == disagg ]]; then ROLES=prefill,decode; else ROLES=both,both; fi
 
+start_router() { # log name
+  TANDEM_JAVA_OPTS="$TANDEM_JAVA_OPTS ${HZ_FAST[*]}" tb_start "$WORK/logs/$1.out" \
+    ip netns exec "${HOSTS[0]}" "$TB_TANDEM" router "$WORK/model" --cluster \
+    --cluster-config "$WORK/cluster.xml" --cluster-host "$NET.1" --router-host "$NET.1" \
+    --router-port 8000 --router-mode "$MODE" --endpoint-roles "$ROLES" \
+    --endpoint-hosts "$NET.2,$NET.3" --endpoint-ports 8081 8082 --log-dir "$WORK/logs/$1" \
+    --health-interval 0.5 --load-report-interval 0.25 --stop-grace 3 \
+    --fleet-secret-file "$WORK/fleet-secret"
+  ROUTER_PID=$TB_LAST_PID
+}
+
+await_router() { # log name
+  for i in $(seq 1 480); do
+    on "${HOSTS[0]}" curl -sf -o /dev/null --max-time 2 "http://$NET.1:8000/ready" && return
+    kill -0 "$ROUTER_PID" 2>/dev/null || { tail -30 "$WORK/logs/$1.out"; tb_die "router exited"; }
+    sleep 0.25
+  done
+  tb_die "the router did not get ready"
+}
+
+engine_pids() { on "${HOSTS[0]}" curl -sf "http://$NET.1:8000/fleet" | jq -r '[.engines[].pid] | join(",")'; }
+
 tb_log "router on $NET.1 (it waits for the nodes that serve $NET.2 and $NET.3)"
-TANDEM_JAVA_OPTS="$TANDEM_JAVA_OPTS ${HZ_FAST[*]}" tb_start "$WORK/logs/router.out" \
-  ip netns exec "${HOSTS[0]}" "$TB_TANDEM" router "$WORK/model" --cluster \
-  --cluster-config "$WORK/cluster.xml" --cluster-host "$NET.1" --router-host "$NET.1" \
-  --router-port 8000 --router-mode "$MODE" --endpoint-roles "$ROLES" --endpoint-hosts "$NET.2,$NET.3" \
-  --endpoint-ports 8081 8082 --log-dir "$WORK/logs/router" --health-interval 0.5 \
-  --load-report-interval 0.25 --stop-grace 3 --fleet-secret-file "$WORK/fleet-secret"
-ROUTER_PID=$TB_LAST_PID
+start_router router
 for i in $(seq 1 240); do
   grep -q "waiting for a tandem node" "$WORK/logs/router.out" && break
   kill -0 "$ROUTER_PID" 2>/dev/null || { tail -30 "$WORK/logs/router.out"; tb_die "router exited"; }
@@ -130,11 +149,7 @@ for i in $(seq 1 240); do
 done
 start_node 1
 start_node 2
-for i in $(seq 1 480); do
-  on "${HOSTS[0]}" curl -sf -o /dev/null --max-time 2 "http://$NET.1:8000/ready" && break
-  kill -0 "$ROUTER_PID" 2>/dev/null || { tail -30 "$WORK/logs/router.out"; tb_die "router exited"; }
-  sleep 0.25
-done
+await_router router
 on "${HOSTS[0]}" curl -sf "http://$NET.1:8000/fleet" | jq -c '.engines[] | {id, url, state, pid}' >&2
 
 tb_log "secret: an engine called without the fleet's secret"
@@ -186,6 +201,27 @@ done
 SENDS_BACK=$(on "${HOSTS[0]}" curl -s --max-time 5 -H "X-Tandem-Fleet-Secret: $(cat "$WORK/fleet-secret")" \
   "http://$NET.2:8081/metrics" | awk '/^tandem_engine_remote_send_total/ { n += $NF } END { print n + 0 }')
 
+tb_log "router death: kill -9 of the router, then a new one with the same configuration"
+PIDS_BEFORE=$(engine_pids)
+kill -KILL "$ROUTER_PID"
+sleep 5 # longer than a node waits for a silent router's heartbeat (3.5 s)
+ALIVE=0
+for pid in ${PIDS_BEFORE//,/ }; do kill -0 "$pid" 2>/dev/null && ALIVE=$((ALIVE + 1)); done
+T0=$(date +%s.%N)
+start_router router2
+await_router router2
+READY2_S=$(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+PIDS_AFTER=$(engine_pids)
+ANSWER2=$(on "${HOSTS[0]}" curl -s -o /dev/null -w '%{http_code}' --max-time 30 \
+  -H 'content-type: application/json' -d "$body" "http://$NET.1:8000/v1/completions" || true)
+if [[ "$MODE" == disagg ]]; then
+  ADOPTED="restarted into the new router's world (disagg: a new world, a new uid)"
+  [[ "$PIDS_AFTER" == "$PIDS_BEFORE" ]] && ADOPTED="adopted (unexpected in disagg)"
+else
+  ADOPTED="no (pids $PIDS_BEFORE -> $PIDS_AFTER)"
+  [[ "$PIDS_AFTER" == "$PIDS_BEFORE" ]] && ADOPTED="yes, the same processes ($PIDS_AFTER)"
+fi
+
 {
   echo "### Clustered fleet on three network namespaces, $MODE ($(date -u +%Y-%m-%d), $(tb_machine), load $(tb_load))"
   echo
@@ -200,4 +236,11 @@ SENDS_BACK=$(on "${HOSTS[0]}" curl -s --max-time 5 -H "X-Tandem-Fleet-Secret: $(
   echo "| engine on $NET.2 called without / with the fleet's secret | HTTP $SECRET_STATUS / $SECRET_OK |"
   echo "| remote_send calls served by the engine on $NET.2 (KV shipped to $NET.3) | $REMOTE_SENDS |"
   echo "| the same, by its new process over 8 requests after the node's return | $SENDS_BACK |"
+  echo
+  echo "| router death (kill -9 of the router) | value |"
+  echo "|---|---:|"
+  echo "| node engines still running 5 s later | $ALIVE of 2 |"
+  echo "| a new router with the same configuration ready after | ${READY2_S} s |"
+  echo "| its engines | $ADOPTED |"
+  echo "| its first answer | HTTP $ANSWER2 |"
 } | tee "$OUT/cluster.md"

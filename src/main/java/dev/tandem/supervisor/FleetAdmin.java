@@ -144,6 +144,12 @@ final class FleetAdmin {
   private void onRemove(Message<JsonObject> msg) {
     Integer id = msg.body() == null ? null : msg.body().getInteger("id");
     String deployment = id == null ? null : deploymentOf.get(id);
+    if (deployment == null && id != null && endpoints.containsKey(id)) {
+      msg.fail(409, endpoints.get(id).describe() + " runs on a tandem node: remove it from the"
+          + " fleet's configuration and restart the router (the admin API removes the router's own"
+          + " engines only)");
+      return;
+    }
     if (deployment == null) {
       msg.fail(404, "no engine " + id + " in this fleet (known: " + deploymentOf.keySet() + ")");
       return;

@@ -3,7 +3,6 @@ package dev.tandem.client;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.bus.NodeAnnouncement;
 import dev.tandem.testing.FreePorts;
 import dev.tandem.testing.PrometheusSamples;
 import dev.tandem.testing.TandemJar;
@@ -37,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Tandem on a Vert.x cluster, on loopback, every party a JVM of its own: two routers started as
  * {@code tandem router --cluster} (fleets {@code tandem} and {@code blue}, the tiny model; fleet
  * tandem has one builtin engine, fleet blue one of its own and one on host {@code 127.0.0.2} that
- * a {@code tandem node --fleet blue} JVM runs as its child), {@link BusClientApp}, a Vert.x
+ * a {@code tandem node --fleet blue} JVM runs as its child; a new router's adoption of a node's
+ * engines is NodeEnginesTest's and bench/cluster.sh's), {@link BusClientApp}, a Vert.x
  * application that is not Tandem, using {@link TandemBusClient}, and a third router started with
  * {@code --attach} (no engines of its own: it serves fleet tandem's). All use the jar's
  * cluster.xml with a cluster name and port of this test's own ({@link TestCluster}).
@@ -324,34 +324,6 @@ class ClusterBusIT {
     }
     assertTrue(metric(NODE_HOST, enginePortNode, "tandem_engine_requests_received_total")
         > nodeBefore, "the node's engine is back in rotation");
-  }
-
-  /**
-   * kill -9 of the router: its own engine goes with it, the node's keeps running; a new router
-   * with the same configuration adopts it (same process) instead of starting another.
-   */
-  @Test
-  @Order(9)
-  void aNewRouterAdoptsTheEnginesANodeKeptRunning() throws Exception {
-    long nodeEngine = enginePid(routerPortB, 1);
-    long ownEngine = enginePid(routerPortB, 0);
-    routerB.kill();
-    long killedAt = System.nanoTime();
-    waitUntil(() -> ProcessHandle.of(ownEngine).map(p -> !p.isAlive()).orElse(true), 10_000,
-        "the router's own engine to end with it");
-    // port of the dead router's own engine: free again once that engine is gone
-    routerB = router("b2", "blue", hz, routerPortB, enginePortB, jvm, "--endpoint-hosts",
-        "127.0.0.1," + NODE_HOST, "--endpoint-ports", Integer.toString(enginePortB),
-        Integer.toString(enginePortNode));
-    awaitReady(routerB, routerPortB);
-    assertTrue(System.nanoTime() - killedAt > NodeAnnouncement.LOST_AFTER.toNanos(),
-        "the old router's heartbeat has been silent long enough for a node to react");
-    assertTrue(ProcessHandle.of(nodeEngine).map(ProcessHandle::isAlive).orElse(false),
-        "the node's engine outlived the router");
-    assertEquals(nodeEngine, enginePid(routerPortB, 1), "adopted, not restarted");
-    assertEquals("READY", engineState(routerPortB, 1));
-    assertEquals(200, post(routerPortB, "/v1/completions", new JsonObject().put("prompt", "Hi")
-        .put("max_tokens", 4).encode()).statusCode());
   }
 
   private static JsonObject fleetEngine(int routerPort, int id) {

@@ -82,6 +82,9 @@ class NodeEnginesTest {
     assertTrue(Files.exists(dir.resolve("router-logs").resolve("engine-0.log")));
     assertTrue(!Files.exists(dir.resolve("router-logs").resolve("engine-1.log")));
     assertEquals(List.of("READY", "READY"), states());
+    Throwable remove = awaitFailure(vertx.eventBus().request(Addresses.DEFAULT.fleetRemove(),
+        new JsonObject().put("id", 1)));
+    assertTrue(remove.getMessage().contains("runs on a tandem node"), remove.getMessage());
 
     long goneAt = System.nanoTime();
     await(vertx.undeploy(firstId)); // its engine stops; then it is silent

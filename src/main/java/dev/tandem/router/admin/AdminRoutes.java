@@ -154,6 +154,7 @@ public final class AdminRoutes {
       return;
     }
     LOG.info("admin ({}): remove engine {}", who(ctx), id);
+    boolean drainedBefore = registry.drained(id);
     registry.drain(id);
     long began = System.currentTimeMillis();
     drained(id, began + removeGraceMs)
@@ -167,7 +168,12 @@ public final class AdminRoutes {
                   .put("waitedMs", System.currentTimeMillis() - began).put("inFlightLeft", left);
             }))
         .onSuccess(body -> json(ctx, 200, body))
-        .onFailure(err -> fail(ctx, "remove engine " + id, err));
+        .onFailure(err -> {
+          if (!drainedBefore) {
+            registry.resume(id); // not removed (e.g. a node's engine): back in rotation
+          }
+          fail(ctx, "remove engine " + id, err);
+        });
   }
 
   /** Completes with the in-flight count when it is 0 or the deadline passed. */
