@@ -105,6 +105,16 @@ public final class Addresses {
     return fleet + ".node.announce";
   }
 
+  /**
+   * The name of the cluster-wide map (Vert.x shared data) in which every node keeps its
+   * {@link NodeAnnouncement}, each entry living {@link NodeAnnouncement#LOST_AFTER}: what a
+   * supervisor reads first when it starts, since a new consumer of {@link #nodeAnnounce()} may
+   * take a while to be known cluster-wide.
+   */
+  public String nodeRegistry() {
+    return fleet + ".nodes";
+  }
+
   /** Published (any body) by a supervisor that wants every node to announce itself now. */
   public String nodeQuery() {
     return fleet + ".node.query";

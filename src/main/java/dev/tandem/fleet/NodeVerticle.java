@@ -104,7 +104,11 @@ public final class NodeVerticle extends VerticleBase {
   }
 
   private void announce() {
-    vertx.eventBus().publish(bus.nodeAnnounce(), announcement().toJson());
+    JsonObject me = announcement().toJson();
+    vertx.eventBus().publish(bus.nodeAnnounce(), me);
+    vertx.sharedData().<String, JsonObject>getAsyncMap(bus.nodeRegistry())
+        .compose(map -> map.put(nodeId, me, NodeAnnouncement.LOST_AFTER.toMillis()))
+        .onFailure(err -> LOG.debug("node registry: {}", err.toString()));
   }
 
   private void onControl(Message<JsonObject> message) {

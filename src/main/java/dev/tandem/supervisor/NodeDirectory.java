@@ -41,14 +41,26 @@ final class NodeDirectory {
   }
 
   /**
-   * Listens to announcements and, once the cluster knows this listener, asks every node to
-   * announce itself now; completes then.
+   * Listens to announcements, reads the nodes that registered themselves in the fleet's
+   * cluster-wide map (their announcements may not reach a brand-new listener for a while), and
+   * asks every node to announce itself now; completes once the map was read.
    */
   Future<Void> start() {
     consumer = vertx.eventBus().consumer(bus.nodeAnnounce(), msg -> heard(msg.body()));
     timer = vertx.setPeriodic(CHECK_MS, id -> expire());
-    return consumer.completion().onSuccess(v ->
-        vertx.eventBus().publish(bus.nodeQuery(), new JsonObject()));
+    return consumer.completion()
+        .compose(v -> vertx.sharedData().<String, JsonObject>getAsyncMap(bus.nodeRegistry()))
+        .compose(map -> map.entries())
+        .map(entries -> {
+          entries.values().forEach(this::heard);
+          return (Void) null;
+        })
+        .recover(err -> {
+          LOG.warn("cannot read the node registry ({}): nodes are heard from their announcements",
+              err.toString());
+          return Future.succeededFuture();
+        })
+        .onComplete(v -> vertx.eventBus().publish(bus.nodeQuery(), new JsonObject()));
   }
 
   void stop() {

@@ -489,7 +489,9 @@ class RouterEndToEndIT {
           e = read(streams.get(i), texts.get(i), events.get(i))) {
         last = e;
       }
-      assertEquals("[DONE]", last, "stream " + i + " ends as a whole one does" + fleet.diagnostics(dir));
+      int stream = i;
+      assertEquals("[DONE]", last, () -> "stream " + stream + " ends as a whole one does"
+          + fleet.diagnostics(dir));
       assertTrue(events.get(i).stream().noneMatch(e -> e.startsWith("{\"error\"")),
           "no error event in stream " + i);
       assertEquals(expected.get(i), texts.get(i).toString(), "stream " + i + " token for token");

@@ -247,8 +247,14 @@ final class TandemFleet {
   String diagnostics(Path dir) {
     StringBuilder sb = new StringBuilder("\n== router: ").append(get(routerPort(), "/admin/engines").body());
     for (int e = 0; e < config.get(ENDPOINT_PORTS).size(); e++) {
-      Map<String, Double> m = metrics(enginePort(e));
       sb.append("\n== engine ").append(e).append(':');
+      Map<String, Double> m;
+      try {
+        m = metrics(enginePort(e));
+      } catch (IllegalStateException down) { // a killed engine not back yet
+        sb.append(" (no metrics: ").append(down.getMessage()).append(')');
+        continue;
+      }
       for (String k : List.of("running", "waiting", "parked", "kv_pages_free", "kv_pages_total",
           "preemptions_total", "prep_recv_total", "remote_send_total", "start_generate_total",
           "parked_released_total", "parked_expired_total", "requests_aborted_total")) {
