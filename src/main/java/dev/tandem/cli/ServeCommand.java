@@ -264,7 +264,7 @@ public final class ServeCommand implements Callable<Integer> {
   /** The real model from the folder, sized by the heap left after loading it. */
   private ServedModel loadBuiltin(Path dir, EngineOverrides engineOverrides, CoreBudget cores)
       throws ModelLoadException, IOException {
-    LlamaModel llama = LlamaModel.load(dir, cores.threads());
+    LlamaModel llama = LlamaModel.load(dir, cores);
     TextTokenizer tokenizer = DjlTokenizer.load(dir);
     Runtime rt = Runtime.getRuntime();
     long freeHeap = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());

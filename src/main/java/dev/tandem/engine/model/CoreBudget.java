@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
  *
  * @param threads model threads (the step thread included)
  * @param cpus the CPUs it runs on
- * @param pinned whether the process is actually restricted to {@code cpus} (Linux)
+ * @param pinned whether the model's threads are restricted to {@code cpus} (Linux)
  */
 public record CoreBudget(int threads, List<Integer> cpus, boolean pinned) {
   public CoreBudget {
@@ -49,9 +49,21 @@ public record CoreBudget(int threads, List<Integer> cpus, boolean pinned) {
     return new CoreBudget(chosen.size(), new ArrayList<>(chosen), false);
   }
 
-  /** Restricts this process to {@link #cpus}; the result says whether the OS allowed it. */
+  /**
+   * This budget with its model threads to be restricted to {@link #cpus} (each pins itself,
+   * {@link #pinCurrentThread}); {@code pinned} says whether the OS allows it. Only the model's
+   * threads: the JVM's compiler, collector and I/O threads stay free to use every core, so an
+   * engine's start-up (mostly JIT) is not squeezed onto its one core.
+   */
   public CoreBudget pin() {
-    return new CoreBudget(threads, cpus, CpuAffinity.pinProcess(cpus));
+    return new CoreBudget(threads, cpus, CpuAffinity.canPin(cpus));
+  }
+
+  /** Restricts the calling thread (a model thread) to {@link #cpus} when this budget is pinned. */
+  public void pinCurrentThread() {
+    if (pinned) {
+      CpuAffinity.pinCurrentThread(cpus);
+    }
   }
 
   /** {@code 0-3,6}. */

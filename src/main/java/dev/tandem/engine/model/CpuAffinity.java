@@ -3,12 +3,8 @@ package dev.tandem.engine.model;
 import com.sun.jna.Function;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.NativeLong;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * Linux CPU affinity through libc's {@code sched_getaffinity}/{@code sched_setaffinity} (JNA). Elsewhere, or
@@ -40,31 +36,31 @@ final class CpuAffinity {
   }
 
   /**
-   * Restricts every thread of this process to {@code cpus} (threads started later inherit it from
-   * their creator, so the whole JVM stays there, as under {@code taskset}). False if not possible.
+   * Whether threads can be restricted to {@code cpus} here (Linux, CPUs in range, the affinity
+   * calls answer), without restricting any.
    */
-  static boolean pinProcess(List<Integer> cpus) {
-    if (!linux() || cpus.isEmpty()) {
-      return false;
+  static boolean canPin(List<Integer> cpus) {
+    return linux() && mask(cpus) != null && call("sched_getaffinity", 0, new long[MASK_LONGS]);
+  }
+
+  /** Restricts the calling thread (only) to {@code cpus}; false if not possible. */
+  static boolean pinCurrentThread(List<Integer> cpus) {
+    long[] mask = linux() ? mask(cpus) : null;
+    return mask != null && call("sched_setaffinity", 0, mask); // tid 0: the calling thread
+  }
+
+  private static long[] mask(List<Integer> cpus) {
+    if (cpus.isEmpty()) {
+      return null;
     }
     long[] mask = new long[MASK_LONGS];
     for (int c : cpus) {
       if (c < 0 || c >= MASK_LONGS * 64) {
-        return false;
+        return null;
       }
       mask[c >> 6] |= 1L << (c & 63);
     }
-    List<Integer> tids = new ArrayList<>();
-    try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
-      tasks.forEach(t -> tids.add(Integer.parseInt(t.getFileName().toString())));
-    } catch (IOException | NumberFormatException e) {
-      return false;
-    }
-    boolean all = true;
-    for (int tid : tids) {
-      all &= call("sched_setaffinity", tid, mask) || !Files.exists(Path.of("/proc/self/task/" + tid));
-    }
-    return all;
+    return mask;
   }
 
   private static boolean linux() {

@@ -31,11 +31,16 @@ public final class LlamaModel implements AutoCloseable {
   private final WorkerPool pool;
   private final ForwardPass pass;
 
-  private LlamaModel(LlamaWeights weights, int threads) {
+  /** The calling (step) thread pins itself to the budget on its first forward. */
+  private final ThreadLocal<Boolean> callerPinned = ThreadLocal.withInitial(() -> false);
+  private final CoreBudget cores;
+
+  private LlamaModel(LlamaWeights weights, CoreBudget cores) {
     this.w = weights;
     this.c = weights.config;
+    this.cores = cores;
     this.rope = new Rope(c.headDim(), c.ropeTheta(), c.ropeScaling(), Math.min(c.maxPositionEmbeddings(), 1 << 16));
-    this.pool = new WorkerPool(threads, "tandem-model");
+    this.pool = new WorkerPool(cores.threads(), "tandem-model", cores::pinCurrentThread);
     this.pass = new ForwardPass(w, rope, pool);
   }
 
@@ -46,13 +51,22 @@ public final class LlamaModel implements AutoCloseable {
 
   /** As {@link #load(Path)}, computing on {@code threads} threads (the caller's included). */
   public static LlamaModel load(Path dir, int threads) throws ModelLoadException {
+    List<Integer> none = List.of();
+    return load(dir, new CoreBudget(Math.max(1, threads), none, false));
+  }
+
+  /**
+   * As {@link #load(Path)}, computing on the budget's threads (the caller's included), each
+   * restricted to its CPUs when the budget is pinned.
+   */
+  public static LlamaModel load(Path dir, CoreBudget cores) throws ModelLoadException {
     long t0 = System.nanoTime();
     LlamaWeights weights = LlamaWeights.load(dir);
     LOG.info("loaded {} ({} layers, hidden {}, vocab {}, {} MB of {} weights) in {} ms, fingerprint {}; {} kernels",
         dir, weights.config.numLayers(), weights.config.hiddenSize(), weights.config.vocabSize(),
         weights.weightBytes >> 20, weights.dtype, (System.nanoTime() - t0) / 1_000_000, weights.fingerprint,
         Simd.describe());
-    return new LlamaModel(weights, Math.max(1, threads));
+    return new LlamaModel(weights, cores);
   }
 
   public LlamaConfig config() {
@@ -80,6 +94,10 @@ public final class LlamaModel implements AutoCloseable {
    */
   public float[][] forward(List<ForwardChunk> chunks, KvStore kv) {
     validate(chunks, kv);
+    if (cores.pinned() && !callerPinned.get()) {
+      cores.pinCurrentThread();
+      callerPinned.set(true);
+    }
     return pass.run(chunks, kv);
   }
 

@@ -96,9 +96,17 @@ final class WorkerPool implements AutoCloseable {
   private volatile boolean closed;
 
   WorkerPool(int threads, String name) {
+    this(threads, name, () -> { });
+  }
+
+  /** @param onStart run first by each worker thread (e.g. pinning itself to its cores) */
+  WorkerPool(int threads, String name, Runnable onStart) {
     workers = new Thread[Math.max(0, threads - 1)];
     for (int i = 0; i < workers.length; i++) {
-      Thread t = new Thread(this::workerLoop, name + "-" + (i + 1));
+      Thread t = new Thread(() -> {
+        onStart.run();
+        workerLoop();
+      }, name + "-" + (i + 1));
       t.setDaemon(true);
       workers[i] = t;
       t.start();

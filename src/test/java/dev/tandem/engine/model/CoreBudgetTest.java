@@ -27,6 +27,33 @@ class CoreBudgetTest {
     assertThrows(IllegalArgumentException.class, () -> CoreBudget.devices(0, 0));
   }
 
+  /** Only the model's threads are pinned: the one that asks, not the process (Linux only). */
+  @Test
+  void pinningRestrictsTheCallingThreadOnly() throws Exception {
+    CoreBudget one = CoreBudget.devices(0, 1).pin();
+    org.junit.jupiter.api.Assumptions.assumeTrue(one.pinned(), "no thread affinity on this OS");
+    String before = cpusAllowed("self");
+    String[] inside = new String[1];
+    Thread model = new Thread(() -> {
+      one.pinCurrentThread();
+      try {
+        inside[0] = cpusAllowed("thread-self");
+      } catch (java.io.IOException e) {
+        inside[0] = e.toString();
+      }
+    });
+    model.start();
+    model.join();
+    assertEquals(one.cpuList(), inside[0], "the model thread runs on its budget's CPU");
+    assertEquals(before, cpusAllowed("self"), "the rest of the process is not restricted");
+  }
+
+  private static String cpusAllowed(String who) throws java.io.IOException {
+    return java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/" + who + "/status"))
+        .stream().filter(l -> l.startsWith("Cpus_allowed_list:")).findFirst().orElseThrow()
+        .substring("Cpus_allowed_list:".length()).strip();
+  }
+
   @Test
   void cpuListIsCompact() {
     assertEquals("0-3,6", new CoreBudget(5, List.of(6, 0, 1, 2, 3), false).cpuList());
