@@ -46,9 +46,14 @@ for _ in $(seq 120); do
   curl -sf "http://127.0.0.1:$base/v1/models" >/dev/null && break
   sleep 1
 done
+# one completion per engine, so that its step thread has run a forward (and pinned itself)
+for port in "${ports[@]}"; do
+  curl -sf -H 'content-type: application/json' -d '{"prompt":"Hi","max_tokens":2}' \
+    "http://127.0.0.1:$port/v1/completions" >/dev/null || true
+done
 echo
-echo "| engine | --device | /metrics compute_threads | CPUs allowed (taskset) | model threads |"
-echo "|-------:|----------|--------------------------|------------------------|--------------:|"
+echo "| engine | --device | /metrics compute_threads | process CPUs (taskset) | model threads | their CPUs |"
+echo "|-------:|----------|--------------------------|------------------------|--------------:|------------|"
 total=0
 for ((i = 0; i < engines; i++)); do
   port="${ports[$i]}"
@@ -56,11 +61,18 @@ for ((i = 0; i < engines; i++)); do
   device="$(tr '\0' ' ' <"/proc/$pid/cmdline" | sed -n 's/.*--device \([^ ]*\).*/\1/p')"
   gauge="$(curl -sf "http://127.0.0.1:$port/metrics" | grep '^tandem_engine_compute_threads' || echo 'none (older build)')"
   allowed="$(taskset -cp "$pid" | sed 's/.*: //')"
-  # the step thread plus the pool's workers (named tandem-model-N)
-  workers="$(cat /proc/"$pid"/task/*/comm 2>/dev/null | grep -c '^tandem-model' || true)"
-  threads=$((workers + 1))
+  # the step thread (tandem-engine) plus the pool's workers (tandem-model-N), and their CPUs
+  threads=0
+  cpus=""
+  for task in /proc/"$pid"/task/*; do
+    case "$(cat "$task/comm" 2>/dev/null)" in
+      tandem-engine|tandem-model*)
+        threads=$((threads + 1))
+        cpus="$cpus $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$task/status")" ;;
+    esac
+  done
   total=$((total + threads))
-  echo "| $i | $device | \`${gauge#tandem_engine_}\` | $allowed | $threads |"
+  echo "| $i | $device | \`${gauge#tandem_engine_}\` | $allowed | $threads |$(echo "$cpus" | tr ' ' '\n' | grep -v '^$' | sort -u | paste -sd, -) |"
 done
 echo
 echo "model threads in all: $total on $(nproc) cores"
