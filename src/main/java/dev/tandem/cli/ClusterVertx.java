@@ -38,6 +38,56 @@ final class ClusterVertx {
 
   private ClusterVertx() {}
 
+  /** Why a command could not get its Vert.x, already told on stderr; the command's exit code. */
+  static final class JoinFailed extends Exception {
+    final int exitCode;
+
+    JoinFailed(int exitCode) {
+      super(null, null, false, false);
+      this.exitCode = exitCode;
+    }
+  }
+
+  /**
+   * {@link #start}, for a command ({@code "tandem router"}): a bad cluster option is told as a
+   * usage error (exit code 2), a cluster it cannot join as exit code 1.
+   */
+  static Vertx startFor(String command, OptionValues<?> config) throws JoinFailed {
+    try {
+      return start(config);
+    } catch (ConfigException e) {
+      System.err.println(command + ": " + e.getMessage());
+      throw new JoinFailed(ConfigException.EXIT_CODE);
+    } catch (ExecutionException e) {
+      System.err.println(command + ": cannot join the cluster: " + e.getCause().getMessage());
+      throw new JoinFailed(1);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new JoinFailed(1);
+    } catch (RuntimeException e) {
+      System.err.println(command + ": cannot join the cluster: " + e);
+      throw new JoinFailed(1);
+    }
+  }
+
+  /**
+   * Closes {@code vertx} (undeploying what runs on it: engines stop within their grace), waiting
+   * at most {@code wait}; counts {@code closed} down however it ends. For shutdown hooks.
+   */
+  static void close(String command, Vertx vertx, java.time.Duration wait,
+      java.util.concurrent.CountDownLatch closed) {
+    try {
+      vertx.close().toCompletionStage().toCompletableFuture().get(wait.toMillis(),
+          java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      System.err.println(command + ": stopping: " + e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      closed.countDown();
+    }
+  }
+
   /** A plain Vert.x, or a clustered one once it has joined (blocking: call from main). */
   static Vertx start(OptionValues<?> config) throws InterruptedException, ExecutionException {
     if (!config.get(CLUSTER)) {

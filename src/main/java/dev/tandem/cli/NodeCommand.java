@@ -19,8 +19,6 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IModelTransformer;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,7 +35,8 @@ import picocli.CommandLine.Spec;
     description = "Run the engines of a clustered fleet's endpoints on this host.")
 public final class NodeCommand implements Callable<Integer> {
   /** How long a stop may take: its engines' grace period and some. */
-  private static final long CLOSE_WAIT_S = RouterConfig.STOP_GRACE.defaultValue().toSeconds() + 20;
+  private static final java.time.Duration CLOSE_WAIT =
+      RouterConfig.STOP_GRACE.defaultValue().plusSeconds(20);
 
   /** The node's flags, made from {@link NodeOptions#OPTIONS} as the router's are. */
   public static final class Flags implements IModelTransformer {
@@ -64,19 +63,9 @@ public final class NodeCommand implements Callable<Integer> {
         : options.get(NodeOptions.HOSTS);
     Vertx vertx;
     try {
-      vertx = ClusterVertx.start(options);
-    } catch (ConfigException e) {
-      System.err.println("tandem node: " + e.getMessage());
-      return ConfigException.EXIT_CODE;
-    } catch (ExecutionException e) {
-      System.err.println("tandem node: cannot join the cluster: " + e.getCause().getMessage());
-      return 1;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return 1;
-    } catch (RuntimeException e) {
-      System.err.println("tandem node: cannot join the cluster: " + e);
-      return 1;
+      vertx = ClusterVertx.startFor("tandem node", options);
+    } catch (ClusterVertx.JoinFailed e) {
+      return e.exitCode;
     }
     String nodeId = "node-" + UUID.randomUUID().toString().substring(0, 8);
     CountDownLatch closed = new CountDownLatch(1);
@@ -127,14 +116,6 @@ public final class NodeCommand implements Callable<Integer> {
   }
 
   private static void close(Vertx vertx, CountDownLatch closed) {
-    try {
-      vertx.close().toCompletionStage().toCompletableFuture().get(CLOSE_WAIT_S, TimeUnit.SECONDS);
-    } catch (ExecutionException | TimeoutException e) {
-      System.err.println("tandem node: stopping: " + e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } finally {
-      closed.countDown();
-    }
+    ClusterVertx.close("tandem node", vertx, CLOSE_WAIT, closed);
   }
 }

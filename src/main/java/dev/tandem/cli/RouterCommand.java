@@ -14,8 +14,6 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -92,19 +90,9 @@ public final class RouterCommand implements Callable<Integer> {
   private static int serve(RouterConfig config) {
     Vertx vertx;
     try {
-      vertx = ClusterVertx.start(config);
-    } catch (ConfigException e) {
-      System.err.println("tandem router: " + e.getMessage());
-      return ConfigException.EXIT_CODE;
-    } catch (ExecutionException e) {
-      System.err.println("tandem router: cannot join the cluster: " + e.getCause().getMessage());
-      return 1;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return 1;
-    } catch (RuntimeException e) {
-      System.err.println("tandem router: cannot join the cluster: " + e);
-      return 1;
+      vertx = ClusterVertx.startFor("tandem router", config);
+    } catch (ClusterVertx.JoinFailed e) {
+      return e.exitCode;
     }
     if (!vertx.isNativeTransportEnabled()) {
       org.slf4j.LoggerFactory.getLogger(RouterCommand.class).info("network transport: Java NIO ({})",
@@ -142,16 +130,7 @@ public final class RouterCommand implements Callable<Integer> {
 
   /** Closing Vert.x undeploys the supervisor, which stops every engine within the grace period. */
   private static void close(Vertx vertx, Duration wait, CountDownLatch closed) {
-    try {
-      vertx.close().toCompletionStage().toCompletableFuture().get(wait.toMillis(),
-          TimeUnit.MILLISECONDS);
-    } catch (ExecutionException | TimeoutException e) {
-      System.err.println("tandem router: stopping: " + e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } finally {
-      closed.countDown();
-    }
+    ClusterVertx.close("tandem router", vertx, wait, closed);
   }
 
   private static void removeHook(Thread hook) {
