@@ -246,16 +246,7 @@ class ClusterBusIT {
     assertEquals(routerB.pid(), parentOf(enginePid(routerPortB, 0)), "the router's own engine");
     double nodeBefore = metric(NODE_HOST, enginePortNode, "tandem_engine_requests_received_total");
     double blueBefore = blueRequests();
-    JsonObject body = new JsonObject().put("prompt", "Spread").put("max_tokens", 24)
-        .put("temperature", 0).put("debug_config", new JsonObject().put("ignore_eos", true));
-    List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
-    for (int i = 0; i < 6; i++) {
-      all.add(HTTP.sendAsync(postRequest(routerPortB, body.encode()),
-          HttpResponse.BodyHandlers.ofString()));
-    }
-    for (CompletableFuture<HttpResponse<String>> f : all) {
-      assertEquals(200, f.get(60, TimeUnit.SECONDS).statusCode());
-    }
+    sixAtOnceToFleetBlue("Spread");
     assertEquals(blueBefore + 6, blueRequests());
     assertTrue(metric(NODE_HOST, enginePortNode, "tandem_engine_requests_received_total")
         > nodeBefore, "the node's engine served some of six concurrent requests");
@@ -311,9 +302,16 @@ class ClusterBusIT {
     waitUntil(() -> "READY".equals(engineState(routerPortB, 1)), 90_000,
         "the engine to be READY again on the new node");
     assertEquals(node.pid(), parentOf(enginePid(routerPortB, 1)));
-    JsonObject body = new JsonObject().put("prompt", "Back").put("max_tokens", 24)
-        .put("temperature", 0).put("debug_config", new JsonObject().put("ignore_eos", true));
     double nodeBefore = metric(NODE_HOST, enginePortNode, "tandem_engine_requests_received_total");
+    sixAtOnceToFleetBlue("Back");
+    assertTrue(metric(NODE_HOST, enginePortNode, "tandem_engine_requests_received_total")
+        > nodeBefore, "the node's engine is back in rotation");
+  }
+
+  /** Six concurrent 24-token completions to router B (so that both engines get some); all 200. */
+  private static void sixAtOnceToFleetBlue(String prompt) throws Exception {
+    JsonObject body = new JsonObject().put("prompt", prompt).put("max_tokens", 24)
+        .put("temperature", 0).put("debug_config", new JsonObject().put("ignore_eos", true));
     List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
       all.add(HTTP.sendAsync(postRequest(routerPortB, body.encode()),
@@ -322,8 +320,6 @@ class ClusterBusIT {
     for (CompletableFuture<HttpResponse<String>> f : all) {
       assertEquals(200, f.get(60, TimeUnit.SECONDS).statusCode());
     }
-    assertTrue(metric(NODE_HOST, enginePortNode, "tandem_engine_requests_received_total")
-        > nodeBefore, "the node's engine is back in rotation");
   }
 
   private static JsonObject fleetEngine(int routerPort, int id) {
