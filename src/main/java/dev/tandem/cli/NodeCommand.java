@@ -88,7 +88,11 @@ public final class NodeCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** Every address of this machine's interfaces that is up, and its host name. */
+  /**
+   * Every non-loopback address of this machine's interfaces that are up, and its host name. Not
+   * {@code 127.0.0.1} or {@code localhost}: every machine has those, and a router's own loopback
+   * endpoints must not go to whichever node answers first (give {@code --hosts} to serve one).
+   */
   static List<String> thisMachine() {
     Set<String> hosts = new LinkedHashSet<>();
     try {
@@ -102,6 +106,9 @@ public final class NodeCommand implements Callable<Integer> {
       for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
         if (nic.isUp()) {
           for (InetAddress a : Collections.list(nic.getInetAddresses())) {
+            if (a.isLoopbackAddress()) {
+              continue;
+            }
             String text = a.getHostAddress();
             int scope = text.indexOf('%');
             hosts.add(scope < 0 ? text : text.substring(0, scope));
@@ -111,7 +118,7 @@ public final class NodeCommand implements Callable<Integer> {
     } catch (SocketException e) {
       // no interfaces listed: the host name alone
     }
-    hosts.add("localhost");
+    hosts.remove("localhost");
     return new ArrayList<>(hosts);
   }
 

@@ -15,11 +15,12 @@ public final class NodeOptions extends OptionValues<NodeOptions> {
 
   private static final OptionTable NODE = new OptionTable("Node");
 
-  /** Empty: every address of this machine's interfaces, and its host name. */
+  /** Empty: every non-loopback address of this machine's interfaces, and its host name. */
   public static final Option<List<String>> HOSTS = NODE.add(Option.of("hosts", "--hosts",
       ValueType.listOf(ValueType.STRING, ","), List.<String>of()).rule(each(notBlank()))
       .label("HOST").help("comma-separated endpoint hosts this node serves, as the router's"
-          + " --endpoint-hosts name them; none: this machine's addresses and host name"));
+          + " --endpoint-hosts name them; none: this machine's non-loopback addresses and host"
+          + " name"));
 
   static {
     NODE.add(RouterOptions.FLEET_NAME);
