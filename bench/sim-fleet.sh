@@ -7,12 +7,16 @@
 #                                         least-loaded routing at the same offered load
 #   bench/sim-fleet.sh pd                 prefill-heavy and mixed workloads: 4 engines round-robin
 #                                         vs 1P+3D static disaggregation vs 1P+3D adaptive split
+#   OUT_DIR=D bench/sim-fleet.sh grid WL SETUP...   the SLO grid of workload WL again, from the
+#                                         per-request files an earlier pd run left in D
 #   bench/sim-fleet.sh calibrate          the profiles' offline throughput vs the published figures,
 #                                         and one live engine's prefill and decode throughput
 #
 # Knobs (environment): PROFILE (h100-llama3-8b), SEED, REQUESTS, RATE, OUT_DIR, KEEP_TMP=1;
 # cache: N, TURNS, THINK, SYSTEM (N:L shared system prompts), WARMUP; pd: RATE_MIXED, SLO_TTFT,
-# SLO_TPOT (ms), WORKLOADS, SETUPS, ADAPTIVE_ARGS (extra router flags for the adaptive fleet).
+# SLO_TPOT (ms), WORKLOADS, SETUPS, ADAPTIVE_ARGS (extra router flags for the adaptive fleet),
+# GRID_TTFT, GRID_TPOT (the limits of the SLO grid printed after each workload; the last setup is
+# compared with the best of the others).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib-serving.sh"
@@ -83,6 +87,32 @@ report_row() { # label json
     | "| " + join(" | ") + " |"' "$2"
 }
 
+# Share of measured requests that met each (TTFT, TPOT) limit pair, per setup, from the per-request
+# lines of --requests-json, and the last setup's ratio to the best of the others (same requests and
+# offered load in every setup, so shares compare as goodput does).
+slo_grid() { # workload-label setup...
+  local wl="$1"; shift
+  local setups=("$@") last="${@: -1}" t p s line ratio best
+  echo
+  echo "$wl: share of the ${REQUESTS} measured requests within the SLO"
+  echo "| TTFT <= ms | TPOT <= ms | $(IFS='|'; echo "${setups[*]}" | sed 's/|/ | /g') | $last / best other |"
+  echo "|---:|---:|$(printf -- '---:|%.0s' "${setups[@]}")---:|"
+  for t in ${GRID_TTFT:-500 1000 2000 4000}; do
+    for p in ${GRID_TPOT:-25 30 35 40 50}; do
+      line="| $t | $p |"; best=0
+      for s in "${setups[@]}"; do
+        share=$(jq -s --argjson t "$t" --argjson p "$p" '([.[] | select(.ok and .ttft_ms != null
+          and .ttft_ms <= $t and (.output_tokens < 2 or (.tpot_ms != null and .tpot_ms <= $p)))] | length)
+          / length * 1000 | round / 1000' "$OUT/pd-$wl-$s.requests.jsonl")
+        line+=" $share |"
+        if [[ $s != "$last" ]] && (( $(echo "$share > $best" | bc) )); then best=$share; fi
+        [[ $s == "$last" ]] && ratio=$(if (( $(echo "$best > 0" | bc) )); then echo "scale=2; $share / $best" | bc; else echo "-"; fi)
+      done
+      echo "$line $ratio |"
+    done
+  done
+}
+
 case "${1:-}" in
 startup)
   N=${2:-8}
@@ -144,13 +174,19 @@ pd)
         adaptive) start_fleet 4 disagg --pd-policy adaptive ${ADAPTIVE_ARGS:-} ;;
       esac
       l0=$(tb_load)
-      tb_bench "$OUT/pd-$wl-$setup.json" --url "http://127.0.0.1:$ROUTER_PORT" "${WL[@]}"
+      tb_bench "$OUT/pd-$wl-$setup.json" --url "http://127.0.0.1:$ROUTER_PORT" "${WL[@]}" \
+        --requests-json "$OUT/pd-$wl-$setup.requests.jsonl"
       row=$(report_row "$setup" "$OUT/pd-$wl-$setup.json")
       echo "${row% |} | $l0 / $(tb_load) |"
       curl -s "http://127.0.0.1:$ROUTER_PORT/metrics" | grep '^tandem_router_pd_decisions_total' >&2 || true
       stop_fleet
     done
+    slo_grid "$wl" ${SETUPS:-round-robin static adaptive}
   done
+  ;;
+grid) # grid WORKLOAD SETUP...: the SLO grid again from the files of an earlier run in OUT_DIR
+  shift
+  slo_grid "$@"
   ;;
 calibrate)
   tb_log "offline (simulated clock, real scheduler):"

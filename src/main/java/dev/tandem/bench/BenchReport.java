@@ -11,7 +11,7 @@ import java.util.Map;
  * form is what {@code --json FILE} writes (format version {@value #FORMAT_VERSION}).
  */
 public record BenchReport(BenchOptions options, Instant startedAt, double runSeconds, GroupStats overall,
-    Map<String, GroupStats> classes, long warmupRequests) {
+    Map<String, GroupStats> classes, long warmupRequests, List<RequestOutcome> measured, long runStartNanos) {
 
   public static final int FORMAT_VERSION = 1;
 
@@ -27,7 +27,19 @@ public record BenchReport(BenchOptions options, Instant startedAt, double runSec
       }
     }
     return new BenchReport(options, startedAt, (record.runEndNanos() - record.runStartNanos()) / 1e9, overall,
-        classes, record.outcomes().size() - measured.size());
+        classes, record.outcomes().size() - measured.size(), measured, record.runStartNanos());
+  }
+
+  /**
+   * One JSON object per measured request, one per line (what {@code --requests-json FILE} writes):
+   * enough to compute goodput for any SLO afterwards, or latency over time.
+   */
+  public String requestLines() {
+    StringBuilder out = new StringBuilder();
+    for (RequestOutcome o : measured) {
+      out.append(o.toJson(runStartNanos).encode()).append('\n');
+    }
+    return out.toString();
   }
 
   public JsonObject toJson() {

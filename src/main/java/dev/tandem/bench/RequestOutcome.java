@@ -1,5 +1,7 @@
 package dev.tandem.bench;
 
+import io.vertx.core.json.JsonObject;
+
 /**
  * What happened to one request. Times are {@link System#nanoTime()} values taken on the client's
  * event loop: {@code start} when the request was issued (connection-pool wait included, so an open
@@ -58,5 +60,18 @@ public record RequestOutcome(long index, String className, boolean warmup, int m
       return Double.NaN;
     }
     return (endNanos - firstTokenNanos) / 1e6 / (outputTokens - 1);
+  }
+
+  /** This outcome as one JSON object; times in ms, {@code start_ms} from {@code runStartNanos}. */
+  public JsonObject toJson(long runStartNanos) {
+    return new JsonObject().put("index", index).put("class", className)
+        .put("ok", ok()).put("error", errorKind).put("start_ms", round((startNanos - runStartNanos) / 1e6))
+        .put("ttft_ms", round(ttftMillis())).put("tpot_ms", round(tpotMillis()))
+        .put("e2e_ms", round(e2eMillis())).put("prompt_tokens", promptTokens)
+        .put("output_tokens", outputTokens).put("max_tokens", maxTokens);
+  }
+
+  private static Double round(double v) {
+    return Double.isNaN(v) ? null : Math.round(v * 1000) / 1000.0;
   }
 }

@@ -131,6 +131,10 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--json", paramLabel = "FILE", description = "Also write the report as JSON to FILE")
   Path json;
 
+  @Option(names = "--requests-json", paramLabel = "FILE",
+      description = "Also write each measured request (class, TTFT, TPOT, e2e, tokens) as one JSON line to FILE")
+  Path requestsJson;
+
   @Option(names = "--max-connections", defaultValue = "" + BenchOptions.DEFAULT_MAX_CONNECTIONS, paramLabel = "N",
       description = "Connection pool cap (closed loop uses C). Default ${DEFAULT-VALUE}")
   int maxConnections;
@@ -152,6 +156,9 @@ public final class BenchCommand implements Callable<Integer> {
       spec.commandLine().getOut().flush();
       if (json != null) {
         Files.writeString(json, report.toJson().encodePrettily() + "\n", StandardCharsets.UTF_8);
+      }
+      if (requestsJson != null) {
+        Files.writeString(requestsJson, report.requestLines(), StandardCharsets.UTF_8);
       }
       return report.overall().errors() == 0 ? 0 : 1;
     } catch (ExecutionException e) {

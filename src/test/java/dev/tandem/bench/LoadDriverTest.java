@@ -88,6 +88,17 @@ class LoadDriverTest {
       JsonObject json = report.toJson();
       assertEquals(20, json.getJsonObject("overall").getInteger("ok"));
       assertEquals(BenchReport.FORMAT_VERSION, json.getInteger("tandem_bench"));
+      // --requests-json: one line per measured request (warm-up left out), with its own timings
+      String[] lines = report.requestLines().split("\n");
+      assertEquals(20, lines.length);
+      for (String line : lines) {
+        JsonObject r = new JsonObject(line);
+        assertTrue(r.getBoolean("ok"));
+        assertEquals(8, r.getInteger("output_tokens"));
+        assertTrue(r.getDouble("ttft_ms") >= 40 && r.getDouble("ttft_ms") <= r.getDouble("e2e_ms"), line);
+        assertTrue(r.getDouble("tpot_ms") >= 4.5, line);
+        assertTrue(r.getDouble("start_ms") >= 0, line);
+      }
       ctx.completeNow();
     })));
   }
