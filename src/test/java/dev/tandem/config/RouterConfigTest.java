@@ -42,7 +42,7 @@ class RouterConfigTest {
         .set(CHAT_TEMPLATE, "/etc/t.jinja").set(TOOL_CALL_PARSER, "hermes")
         .set(SIM_PROFILE, "a100-llama2-13b").set(POLICY, "cache-aware").set(CACHE_THRESHOLD, 0.25)
         .set(BALANCE_ABS, 8).set(BALANCE_REL, 2.0).set(PD_POLICY, "adaptive").set(PD_SHORT_PROMPT, 64)
-        .set(PD_PREFILL_BUSY, 2)
+        .set(PD_PREFILL_BUSY, 2).set(PD_PREFILL_WAIT, 250)
         .set(API_KEY_FILE, "/etc/tandem/api-keys").set(ADMIN_KEY_FILE, "/etc/tandem/admin-keys")
         .set(MAX_CONCURRENT, 4).set(MAX_QUEUE, 8).set(QUEUE_TIMEOUT, Duration.ofSeconds(2))
         .set(KEY_RPM, 60).set(ADMIN_PORT, 9001).set(KEY_TPM, 10_000).set(REMOVE_GRACE, Duration.ofSeconds(5))

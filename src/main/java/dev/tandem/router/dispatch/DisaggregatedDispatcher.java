@@ -78,8 +78,10 @@ public final class DisaggregatedDispatcher implements Dispatcher {
     notP.addAll(calls.cannotSendTo(decode)); // not in D's world, or that world is not whole
     // D's prefill queue: requests it has not admitted yet (its running ones are mostly decoding)
     long dQueue = d.gauges() == null ? 0 : d.gauges().waiting();
+    int uncached = Math.max(0, prompt.length - dChoice.predictedMatch());
     PdSplitPolicy.Decision split = calls.split.decide(prompt.length, dChoice.predictedMatch(),
-        calls.policy.prefillQueue(engines, notP), dQueue);
+        calls.policy.prefillQueue(engines, notP),
+        calls.policy.prefillWaitMillis(engines, notP, calls.backlog, uncached), dQueue);
     calls.metrics.pdDecision(split.kind().label());
     routing.put("pd", new JsonObject().put("policy", calls.split.options().mode().wireName())
         .put("decision", split.kind().label()).put("balance_factor", split.balanceFactor())
@@ -183,9 +185,12 @@ public final class DisaggregatedDispatcher implements Dispatcher {
   private Future<Void> remoteSend(Attempt a, EngineStatus prefill, EngineStatus decode,
       KvWindow window, int matched, JsonObject body, String metadata) {
     JsonObject send = EngineBodies.remoteSend(body, matched, window.end(), metadata, decode.peStart());
+    int tokens = window.end() - matched;
+    calls.backlog.sent(prefill.id(), tokens, System.nanoTime());
     return calls.registry.lease(prefill.id()).during(() -> calls.client.postJson(prefill.id(),
             prefill.url(), EngineApi.REMOTE_SEND, send, "remote_send",
             calls.options.get(REMOTE_SEND_TIMEOUT).toMillis(), a.cancellation()))
+        .onComplete(ar -> calls.backlog.ended(prefill.id(), tokens, ar.succeeded(), System.nanoTime()))
         .mapEmpty();
   }
 }

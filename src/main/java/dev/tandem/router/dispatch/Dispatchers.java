@@ -6,6 +6,7 @@ import static dev.tandem.config.RouterOptions.CACHE_THRESHOLD;
 import static dev.tandem.config.RouterOptions.PD_BALANCE_FACTOR;
 import static dev.tandem.config.RouterOptions.PD_POLICY;
 import static dev.tandem.config.RouterOptions.PD_PREFILL_BUSY;
+import static dev.tandem.config.RouterOptions.PD_PREFILL_WAIT;
 import static dev.tandem.config.RouterOptions.PD_SHORT_PROMPT;
 import static dev.tandem.config.RouterOptions.POLICY;
 import static dev.tandem.config.RouterOptions.ROUTER_MODE;
@@ -31,9 +32,10 @@ public final class Dispatchers {
     registry.onProcessGone(policy::forget);
     PdSplitPolicy split = new PdSplitPolicy(new PdSplitPolicy.Options(
         PdSplitPolicy.Mode.parse(options.get(PD_POLICY)), options.get(PD_BALANCE_FACTOR),
-        options.get(PD_SHORT_PROMPT), options.get(PD_PREFILL_BUSY),
+        options.get(PD_SHORT_PROMPT), options.get(PD_PREFILL_BUSY), options.get(PD_PREFILL_WAIT),
         PdSplitPolicy.DEFAULT_MAX_BALANCE_FACTOR));
     EngineCalls calls = new EngineCalls(registry, policy, split, client, options, metrics);
+    registry.onProcessGone(calls.backlog::forget);
     return switch (options.get(ROUTER_MODE)) {
       case ROUND_ROBIN -> new RoundRobinDispatcher(calls);
       case DISAGG -> new DisaggregatedDispatcher(calls);

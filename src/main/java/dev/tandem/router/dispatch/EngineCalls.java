@@ -13,6 +13,7 @@ import dev.tandem.config.RouterOptions;
 import dev.tandem.router.policy.CacheAwarePolicy;
 import dev.tandem.router.policy.EngineSnapshot;
 import dev.tandem.router.policy.PdSplitPolicy;
+import dev.tandem.router.policy.PrefillBacklog;
 import dev.tandem.router.policy.RoutePolicy;
 import dev.tandem.router.registry.EngineRegistry;
 import dev.tandem.router.upstream.EngineClient;
@@ -35,6 +36,8 @@ final class EngineCalls {
   final RouterOptions options;
   final RouterMetrics metrics;
   final PdSplitPolicy split;
+  /** The prompt tokens each prefill engine still has to compute for us, and its rate. */
+  final PrefillBacklog backlog = new PrefillBacklog();
 
   EngineCalls(EngineRegistry registry, RoutePolicy policy, EngineClient client,
       RouterOptions options, RouterMetrics metrics) {

@@ -10,21 +10,26 @@ import java.util.Locale;
  *       {@code pd_balance_factor};
  *   <li>{@code adaptive}: prefill on P first, overflow to D. <b>Decode-only</b> (D prefills the
  *       prompt itself, no P, no KV hop) when the part D does not have cached is short ({@code
- *       shortPromptTokens}); <b>full</b> disaggregation while P's queue is below {@code
- *       prefillBusy}; beyond that decode-only when D has fewer requests waiting than P, else a
+ *       shortPromptTokens}); <b>full</b> disaggregation while P is not busy; beyond that
+ *       decode-only when D has fewer requests waiting than P, else a
  *       <b>partial</b> split whose balance factor (the share of the uncached prompt D computes)
  *       follows the queues, {@code f = qP / (qP + qD + 1)} capped at {@code maxBalanceFactor}, so
  *       the side with the longer queue gets the smaller share.
  * </ul>
  *
- * P's queue is its {@link EngineSnapshot#score()} (a prefill engine runs nothing but prefills);
- * D's is the requests it has not admitted yet ({@code waiting} of its load report), since its
- * running ones are mostly decoding. Pure logic, no I/O.
+ * P is busy when the prompts already sent to it plus this one would take it longer than {@code
+ * prefillWaitMillis} ({@link PrefillBacklog}: tokens over its measured rate), so the TTFT a
+ * request pays at P stays bounded in time whatever the prompts' lengths; until P's rate is
+ * measured, when its queue reaches {@code prefillBusy} requests. P's queue is its {@link
+ * EngineSnapshot#score()} (a prefill engine runs nothing but prefills); D's is the requests it
+ * has not admitted yet ({@code waiting} of its load report), since its running ones are mostly
+ * decoding. Pure logic, no I/O.
  */
 public final class PdSplitPolicy {
 
   public static final int DEFAULT_SHORT_PROMPT_TOKENS = 256;
   public static final int DEFAULT_PREFILL_BUSY = 4;
+  public static final int DEFAULT_PREFILL_WAIT_MILLIS = 500;
   public static final double DEFAULT_MAX_BALANCE_FACTOR = 0.9;
 
   public enum Mode {
@@ -65,20 +70,21 @@ public final class PdSplitPolicy {
   public record Decision(Kind kind, double balanceFactor, String why) {}
 
   public record Options(Mode mode, double staticBalanceFactor, int shortPromptTokens,
-      int prefillBusy, double maxBalanceFactor) {
+      int prefillBusy, int prefillWaitMillis, double maxBalanceFactor) {
     public Options {
       if (!(staticBalanceFactor >= 0 && staticBalanceFactor < 1)
           || !(maxBalanceFactor >= 0 && maxBalanceFactor < 1)) {
         throw new IllegalArgumentException("balance factors must be in [0, 1)");
       }
-      if (shortPromptTokens < 0 || prefillBusy < 1) {
-        throw new IllegalArgumentException("shortPromptTokens must be >= 0 and prefillBusy >= 1");
+      if (shortPromptTokens < 0 || prefillBusy < 1 || prefillWaitMillis < 1) {
+        throw new IllegalArgumentException(
+            "shortPromptTokens must be >= 0, prefillBusy and prefillWaitMillis >= 1");
       }
     }
 
     public static Options of(Mode mode, double staticBalanceFactor) {
       return new Options(mode, staticBalanceFactor, DEFAULT_SHORT_PROMPT_TOKENS,
-          DEFAULT_PREFILL_BUSY, DEFAULT_MAX_BALANCE_FACTOR);
+          DEFAULT_PREFILL_BUSY, DEFAULT_PREFILL_WAIT_MILLIS, DEFAULT_MAX_BALANCE_FACTOR);
     }
   }
 
@@ -96,9 +102,12 @@ public final class PdSplitPolicy {
    * @param promptLength prompt tokens
    * @param decodeCached tokens the router expects D to have cached
    * @param prefillQueue P's queue, or -1 when no prefill engine is ready
+   * @param prefillWaitMillis how long P would take for what it has and this request's uncached
+   *     tokens ({@link PrefillBacklog#waitMillis}), NaN while unknown
    * @param decodeQueue D's waiting requests (before this request)
    */
-  public Decision decide(int promptLength, int decodeCached, long prefillQueue, long decodeQueue) {
+  public Decision decide(int promptLength, int decodeCached, long prefillQueue,
+      double prefillWaitMillis, long decodeQueue) {
     if (options.mode() == Mode.STATIC) {
       return prefillQueue < 0
           ? new Decision(Kind.DECODE_ONLY, 0, "no prefill engine ready")
@@ -114,13 +123,18 @@ public final class PdSplitPolicy {
           + " tokens cached, " + uncached + " left" : "short prompt (" + promptLength + " tokens)";
       return new Decision(Kind.DECODE_ONLY, 0, what);
     }
-    if (prefillQueue < options.prefillBusy()) {
-      return new Decision(Kind.FULL, 0, "prefill queue " + prefillQueue + " below "
-          + options.prefillBusy());
+    boolean timed = !Double.isNaN(prefillWaitMillis);
+    if (timed ? prefillWaitMillis <= options.prefillWaitMillis()
+        : prefillQueue < options.prefillBusy()) {
+      return new Decision(Kind.FULL, 0, timed
+          ? String.format(Locale.ROOT, "prefill engine done in %.0f ms, within %d",
+              prefillWaitMillis, options.prefillWaitMillis())
+          : "prefill queue " + prefillQueue + " below " + options.prefillBusy());
     }
+    String busy = timed ? String.format(Locale.ROOT, "prefill engine needs %.0f ms (> %d)",
+        prefillWaitMillis, options.prefillWaitMillis()) : "prefill queue " + prefillQueue;
     if (decodeQueue < prefillQueue) {
-      return new Decision(Kind.DECODE_ONLY, 0, "prefill engine busy (queue " + prefillQueue
-          + ", decode engine waiting " + decodeQueue + ")");
+      return new Decision(Kind.DECODE_ONLY, 0, busy + ", decode engine waiting " + decodeQueue);
     }
     // both sides have work queued: split the uncached part so both finish about together
     double f = Math.min(options.maxBalanceFactor(),
@@ -128,7 +142,7 @@ public final class PdSplitPolicy {
     // D computes f of the uncached part; MLC's factor counts the whole prompt
     double share = Math.min(options.maxBalanceFactor(), (f * uncached) / promptLength);
     return new Decision(Kind.PARTIAL, share, String.format(Locale.ROOT,
-        "queues P %d, D %d: D computes %.0f%% of the %d uncached tokens", prefillQueue,
+        "%s; queues P %d, D %d: D computes %.0f%% of the %d uncached tokens", busy, prefillQueue,
         decodeQueue, f * 100, uncached));
   }
 }

@@ -91,6 +91,24 @@ public final class RoutePolicy {
         .orElse(-1);
   }
 
+  /**
+   * How long the least busy prefill engine that could take a request now would need for its
+   * backlog plus {@code tokens} ({@link PrefillBacklog#waitMillis}); NaN while one of them has no
+   * measured rate, or there are none.
+   */
+  public double prefillWaitMillis(List<EngineSnapshot> engines, Set<Integer> excluded,
+      PrefillBacklog backlog, int tokens) {
+    double best = Double.NaN;
+    for (EngineSnapshot e : prefillCandidates(engines, excluded)) {
+      double w = backlog.waitMillis(e.id(), tokens);
+      if (Double.isNaN(w)) {
+        return Double.NaN;
+      }
+      best = Double.isNaN(best) ? w : Math.min(best, w);
+    }
+    return best;
+  }
+
   /** An engine's report of how much of a prompt it found cached (whole or decode role). */
   public void observed(int engineId, int[] prompt, int cachedTokens, boolean decodeRole) {
     (decodeRole ? decodeCache : wholeCache).observed(engineId, prompt, cachedTokens);
