@@ -107,7 +107,13 @@ class SimFleetIT {
     for (int port : config.get(RouterConfig.ENDPOINT_PORTS)) {
       assertEquals(text(viaRouter), text(complete(port, prompt, 24)), "engine on " + port);
     }
-    assertNotEquals(text(viaRouter), text(complete(config.get(RouterOptions.ROUTER_PORT), ids(2, 700), 24)));
+    JsonObject other = complete(config.get(RouterOptions.ROUTER_PORT), ids(2, 700), 24);
+    assertNotEquals(text(viaRouter), text(other));
+    // P's rate is measured now: whether it is busy is judged by time (--pd-prefill-wait)
+    JsonObject otherPd = routing(other).getJsonObject("pd");
+    assertEquals("full", otherPd.getString("decision"), otherPd.encode());
+    assertTrue(otherPd.getString("why").matches("prefill engine done in \\d+ ms, within 500"),
+        otherPd.encode());
   }
 
   @Test
