@@ -127,9 +127,10 @@ public final class RouterOptions extends OptionValues<RouterOptions> {
       .help("adaptive: a prefill queue this long (requests) sends requests to the decode engine"
           + " alone, until the prefill engine's rate is measured (then --pd-prefill-wait)"));
   public static final Option<Integer> PD_PREFILL_WAIT = OPTIONS.add(Option.integer(
-      "pdPrefillWait", "--pd-prefill-wait", 500).rule(atLeast(1))
+      "pdPrefillWait", "--pd-prefill-wait", 1500).rule(atLeast(1))
       .help("adaptive: milliseconds of prefill work (the prompts sent to the prefill engine and"
-          + " this one, at its measured rate) beyond which the prefill engine counts as busy"));
+          + " this one, at its measured rate) beyond which the prefill engine counts as busy:"
+          + " the TTFT a long prompt may spend queued at P to keep its prefill off the decode engine"));
 
   public static final Option<String> API_KEY_FILE = OPTIONS.add(Option.string("apiKeyFile",
       "--api-key-file", null).rule(notBlank()).label("FILE")

@@ -29,7 +29,7 @@ public final class PdSplitPolicy {
 
   public static final int DEFAULT_SHORT_PROMPT_TOKENS = 256;
   public static final int DEFAULT_PREFILL_BUSY = 4;
-  public static final int DEFAULT_PREFILL_WAIT_MILLIS = 500;
+  public static final int DEFAULT_PREFILL_WAIT_MILLIS = 1500;
   public static final double DEFAULT_MAX_BALANCE_FACTOR = 0.9;
 
   public enum Mode {

@@ -59,14 +59,14 @@ class PdSplitPolicyTest {
     PdSplitPolicy.Decision d = adaptive.decide(2000, 0, 5, 120, 5);
     assertEquals(PdSplitPolicy.Kind.FULL, d.kind());
     assertTrue(d.why().contains("120 ms"), d.why());
-    // one long prompt queued: the count rule would send more, but P needs 900 ms (> 500)
-    PdSplitPolicy.Decision busy = adaptive.decide(2000, 0, 1, 900, 0);
+    // one long prompt queued: the count rule would send more, but P needs 1900 ms (> 1500)
+    PdSplitPolicy.Decision busy = adaptive.decide(2000, 0, 1, 1900, 0);
     assertEquals(PdSplitPolicy.Kind.DECODE_ONLY, busy.kind());
-    assertTrue(busy.why().contains("900 ms (> 500)"), busy.why());
+    assertTrue(busy.why().contains("1900 ms (> 1500)"), busy.why());
     // busy, and D has as much waiting: a partial split, still explained by the time
-    PdSplitPolicy.Decision partial = adaptive.decide(2000, 0, 1, 900, 1);
+    PdSplitPolicy.Decision partial = adaptive.decide(2000, 0, 1, 1900, 1);
     assertEquals(PdSplitPolicy.Kind.PARTIAL, partial.kind());
     assertEquals(1 / 3.0, partial.balanceFactor(), 1e-9);
-    assertTrue(partial.why().startsWith("prefill engine needs 900 ms"), partial.why());
+    assertTrue(partial.why().startsWith("prefill engine needs 1900 ms"), partial.why());
   }
 }
