@@ -28,7 +28,9 @@
 # rounds (15), ZERO_CLIENTS ("wrk bench"), ZERO_CONNECTIONS ("1 64"), ZERO_MODES ("stream plain"),
 # WRK_THREADS (1), ROUTER_EXTRA_ARGS (more `tandem router` flags), BASELINE_JAR (another build's
 # tandem.jar: its router, with its own zero-cost engine, joins the rotation as setup "baseline",
-# for before/after in one run).
+# for before/after in one run), ZERO_DISAGG (1: a second Tandem router in disagg mode over a
+# zero-cost prefill and decode engine joins as setup "disagg": every request is MLC's three
+# MicroServing calls, prep_recv and start_generate on D, remote_send on P; 0 leaves it out).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib-serving.sh"
@@ -143,6 +145,32 @@ run_zero_pass() {
     baseline_pid=$TB_LAST_PID
     tb_wait_http "http://127.0.0.1:$baseline_port/v1/models" 300 "$TB_LAST_PID" "$WORK/router-baseline.log"
   fi
+  local disagg_pid="" disagg_port=""
+  if [[ "${ZERO_DISAGG:-1}" != 0 ]]; then
+    local p_port d_port
+    p_port=$(tb_free_port); d_port=$(tb_free_port); disagg_port=$(tb_free_port)
+    # A router with MLC engines in disagg mode takes an NVSHMEM uid for their world at start-up;
+    # the null engines ignore it, so where NVSHMEM is not installed a STAND-IN host library
+    # (nvshmemx_get_uniqueid fills a fixed id, nothing else) lets the router start.
+    local nvshmem_home="${NVSHMEM_HOME:-}"
+    if [[ -z "$nvshmem_home" ]]; then
+      tb_need cc gcc
+      nvshmem_home="$WORK/nvshmem-stand-in"
+      mkdir -p "$nvshmem_home/lib"
+      printf '%s\n' '#include <string.h>' \
+        'int nvshmemx_get_uniqueid(void *id) { memset((char *) id + 4, 7, 124); return 0; }' \
+        >"$nvshmem_home/stand-in.c"
+      cc -shared -fPIC -o "$nvshmem_home/lib/libnvshmem_host.so" "$nvshmem_home/stand-in.c"
+    fi
+    tb_log "[zero] starting the Tandem router (disagg) with a zero-cost P on $p_port and D on $d_port"
+    # shellcheck disable=SC2086
+    NVSHMEM_HOME="$nvshmem_home" NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS=0 TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" \
+      tb_start "$WORK/router-disagg.log" "$TB_TANDEM" router "$WORK/model" --router-mode disagg \
+      --router-host 127.0.0.1 --router-port "$disagg_port" --endpoint-ports "$p_port" "$d_port" \
+      --log-dir "$WORK/logs-disagg" --engine mlc --python "$here/null-engine-python" ${ROUTER_EXTRA_ARGS:-}
+    disagg_pid=$TB_LAST_PID
+    tb_wait_http "http://127.0.0.1:$disagg_port/v1/models" 300 "$TB_LAST_PID" "$WORK/router-disagg.log"
+  fi
   tb_log "[zero] starting nginx $(nginx -v 2>&1 | sed 's/.*\///') on port $nginx_port"
   start_nginx "$engine_port" "$nginx_port"
   local nginx_pid=$TB_LAST_PID
@@ -152,9 +180,11 @@ run_zero_pass() {
     [tandem]="http://127.0.0.1:$router_port"
     [nginx]="http://127.0.0.1:$nginx_port"
     [baseline]="http://127.0.0.1:$baseline_port"
+    [disagg]="http://127.0.0.1:$disagg_port"
   )
   local setups=(direct tandem nginx)
   [[ -n "$baseline_pid" ]] && setups+=(baseline)
+  [[ -n "$disagg_pid" ]] && setups+=(disagg)
   local n_setups=${#setups[@]}
   # The bodies wrk sends: the prompt tandem bench would send first, streaming with usage or not.
   local ids
@@ -197,6 +227,7 @@ run_zero_pass() {
             case "$s" in
               tandem) proxy_pids=("$router_pid") ;;
               baseline) proxy_pids=("$baseline_pid") ;;
+              disagg) proxy_pids=("$disagg_pid") ;;
               nginx) proxy_pids=("$nginx_pid" $(pgrep -P "$nginx_pid" || true)) ;;
             esac
             cpu0=$(tb_cpu_ms "${proxy_pids[@]}")
@@ -212,7 +243,8 @@ run_zero_pass() {
     done
   done
 
-  inflight=$(curl -sf "http://127.0.0.1:$router_port/metrics" | grep -iE 'in_?flight' | grep -v '^#' || true)
+  inflight=$( { curl -sf "http://127.0.0.1:$router_port/metrics"
+    [[ -z "$disagg_pid" ]] || curl -sf "http://127.0.0.1:$disagg_port/metrics"; } | grep -iE 'in_?flight' | grep -v '^#' || true)
   if [[ -n "$inflight" ]] && printf '%s\n' "$inflight" | awk '{ if ($NF + 0 != 0) bad = 1 } END { exit bad }'; then
     note="router in-flight counters all 0 after the runs"
   else
@@ -224,7 +256,7 @@ run_zero_pass() {
     echo "# zero-cost upstream (null engine, no delays: the whole answer in one write), ids prompts $PROMPT_LEN tokens,"
     echo "# $OUTPUT_LEN output tokens; ${ZERO_SECONDS} s per run, $ROUNDS rounds, setups rotated per round; clients: ${clients[*]} (wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'), $WRK_THREADS thread)"
     echo "# load average (1 min) before: $load_before, after: $(tb_load); router JVM options: $ROUTER_JAVA_OPTS ${ROUTER_EXTRA_ARGS:-}"
-    awk -v setups="direct nginx ${baseline_pid:+baseline }tandem" -f "$here/summarize-zero.awk" "$OUT/zero-runs.tsv"
+    awk -v setups="direct nginx ${baseline_pid:+baseline }tandem${disagg_pid:+ disagg}" -f "$here/summarize-zero.awk" "$OUT/zero-runs.tsv"
     echo "$note"
   } | tee "$OUT/zero-summary.txt"
 }

@@ -3,7 +3,8 @@
 # (requests: every request of the run, for CPU per request; latencies of the whole answer).
 # Prints one Markdown row per cell (client, connections, mode) and setup: medians over rounds, and
 # the throughput and CPU ratios to nginx and the p50 added over direct as medians of per-round
-# (paired, same round) values; then each proxy's CPU per request non-streaming / streaming.
+# (paired, same round) values; then each proxy's CPU per request non-streaming / streaming, and
+# disaggregated mode ("disagg") against round-robin ("tandem") where both ran.
 # -v setups="direct nginx tandem" gives the setups and their order.
 function median(arr, n,    i, j, t) {
   for (i = 2; i <= n; i++) { t = arr[i]; for (j = i - 1; j >= 1 && arr[j] > t; j--) arr[j + 1] = arr[j]; arr[j + 1] = t }
@@ -59,5 +60,13 @@ END {
       line = line sprintf(" %s %s", s, (x != "" && y > 0) ? sprintf("%.2f", x / y) : "-")
     }
     printf "CPU per request non-streaming / streaming, %s %s connection(s):%s\n", k[1], k[2], line
+  }
+  # Disaggregated mode (three MicroServing calls) against round-robin (one call), paired per round.
+  for (i = 1; i <= nc; i++) {
+    c = cells[i]; split(c, k, SUBSEP)
+    if (med(c, "disagg", "rps") == "" || med(c, "tandem", "rps") == "") continue
+    printf "disagg / tandem, %s %s %s: req/s %s, CPU per request %s, p50 %s ms more\n", k[1], k[2], k[3],
+      f(paired(c, "disagg", "tandem", "rps", "/"), "%.3f"), f(paired(c, "disagg", "tandem", "cpu", "/"), "%.2f"),
+      f(paired(c, "disagg", "tandem", "p50", "-"), "%+.3f")
   }
 }

@@ -1,5 +1,6 @@
 package dev.tandem.bench;
 
+import dev.tandem.kv.KvAppendMetadata;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
@@ -28,6 +29,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * in one write as a response of known length, built by appending precomputed bytes; nothing is
  * scheduled per token. Optional request fields may be absent or JSON null; a body it cannot serve
  * gets a 400, never silence.
+ *
+ * <p>It also answers MLC's three MicroServing calls at no cost, so that a router's disaggregated
+ * path can be measured the same way: {@code prep_recv} reserves nothing and answers metadata
+ * naming one slot per position of the window (what an MLC engine's answer holds, so a router
+ * that counts the slots accepts it), {@code remote_send} sends nothing and answers {@code {}},
+ * {@code start_generate} answers as {@code /v1/completions}.
  */
 public final class NullEngineServer extends VerticleBase {
 
@@ -78,7 +85,9 @@ public final class NullEngineServer extends VerticleBase {
       case "/debug/dump_engine_metrics" -> req.response().putHeader("content-type", "application/json")
           .end(new JsonObject().put("metrics", new JsonObject().put("running", running.get())
               .put("waiting", 0).put("kv_pages_free", 100_000).put("kv_pages_total", 100_000)).encode());
-      case "/v1/completions" -> req.body().onSuccess(buf -> {
+      case "/microserving/prep_recv" -> req.body().onSuccess(buf -> prepRecv(req.response(), buf));
+      case "/microserving/remote_send" -> req.body().onSuccess(buf -> remoteSend(req.response(), buf));
+      case "/v1/completions", "/microserving/start_generate" -> req.body().onSuccess(buf -> {
         Request r;
         try {
           r = Request.parse(buf);
@@ -91,6 +100,47 @@ public final class NullEngineServer extends VerticleBase {
       });
       default -> req.response().setStatusCode(404).end();
     }
+  }
+
+  /** MLC's answer to prep_recv for the window {@code [0, end)}: nothing cached, its slots. */
+  private static void prepRecv(HttpServerResponse resp, Buffer buf) {
+    int end;
+    try {
+      JsonObject body = buf.toJsonObject();
+      int length = Request.promptTokens(body);
+      if (!(body.getValue("end") instanceof Number e)) {
+        throw new IllegalArgumentException("prep_recv needs an integer end");
+      }
+      end = e.intValue() < 0 ? length + e.intValue() : e.intValue();
+      if (end < 0 || end >= length) {
+        throw new IllegalArgumentException("prep_recv end " + e + " outside [0, " + length + ")");
+      }
+    } catch (RuntimeException e) {
+      error(resp, String.valueOf(e.getMessage()));
+      return;
+    }
+    int[] slots = new int[end];
+    for (int i = 0; i < end; i++) {
+      slots[i] = i;
+    }
+    resp.putHeader(HttpHeaders.CONTENT_TYPE, APPLICATION_JSON).end(new JsonObject()
+        .put("kv_append_metadata", KvAppendMetadata.encode(slots)).put("prefix_matched_length", 0)
+        .encode());
+  }
+
+  /** MLC's answer to remote_send once the KV is "sent": an empty object. */
+  private static void remoteSend(HttpServerResponse resp, Buffer buf) {
+    try {
+      JsonObject body = buf.toJsonObject();
+      if (!(body.getValue("begin") instanceof Number) || !(body.getValue("end") instanceof Number)
+          || !(body.getValue("kv_addr_info") instanceof String)) {
+        throw new IllegalArgumentException("remote_send needs begin, end and kv_addr_info");
+      }
+    } catch (RuntimeException e) {
+      error(resp, String.valueOf(e.getMessage()));
+      return;
+    }
+    resp.putHeader(HttpHeaders.CONTENT_TYPE, APPLICATION_JSON).end("{}");
   }
 
   /** What the null engine reads from a completion request; optional fields absent or null alike. */
@@ -107,9 +157,7 @@ public final class NullEngineServer extends VerticleBase {
       if (!(body.getValue("max_tokens") instanceof Number n) || n.intValue() < 1) {
         throw new IllegalArgumentException("the null engine needs max_tokens >= 1");
       }
-      Object prompt = body.getValue("prompt");
-      int promptTokens = prompt instanceof JsonArray a ? a.size()
-          : prompt instanceof String s ? s.split(" ").length : 0;
+      int promptTokens = promptTokens(body);
       boolean stream = flag(body, "stream");
       Object options = body.getValue("stream_options");
       if (options != null && !(options instanceof JsonObject)) {
@@ -117,6 +165,13 @@ public final class NullEngineServer extends VerticleBase {
       }
       boolean usage = options != null && flag((JsonObject) options, "include_usage");
       return new Request(n.intValue(), promptTokens, stream, usage);
+    }
+
+    /** Token ids counted, a text prompt's words; 0 without a prompt. */
+    static int promptTokens(JsonObject body) {
+      Object prompt = body.getValue("prompt");
+      return prompt instanceof JsonArray a ? a.size()
+          : prompt instanceof String s ? s.split(" ").length : 0;
     }
 
     private static boolean flag(JsonObject o, String key) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.kv.KvAppendMetadata;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -22,6 +23,7 @@ import java.io.PrintStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -95,8 +97,46 @@ class NullEngineServerTest {
   }
 
   private static Future<HttpResponse<Buffer>> post(WebClient http, int port, String body) {
-    return http.post(port, "127.0.0.1", "/v1/completions").timeout(5_000)
+    return post(http, port, "/v1/completions", body);
+  }
+
+  private static Future<HttpResponse<Buffer>> post(WebClient http, int port, String path, String body) {
+    return http.post(port, "127.0.0.1", path).timeout(5_000)
         .putHeader("content-type", "application/json").sendBuffer(Buffer.buffer(body));
+  }
+
+  /** MLC's three MicroServing calls, answered at no cost the way an MLC engine answers them. */
+  @Test
+  @Timeout(value = 30, timeUnit = TimeUnit.SECONDS)
+  void answersTheMicroServingCalls(Vertx vertx, VertxTestContext ctx) {
+    NullEngineServer server = new NullEngineServer("127.0.0.1", 0, 0, 0, new AtomicInteger());
+    WebClient http = WebClient.create(vertx);
+    String request = "\"prompt\":[1,2,3,4,5],\"max_tokens\":3,\"user\":\"r1\"";
+    vertx.deployVerticle(server).compose(id -> {
+      int port = server.actualPort();
+      return Future.all(List.of(
+          post(http, port, "/microserving/prep_recv", "{" + request + ",\"end\":-1}"),
+          post(http, port, "/microserving/prep_recv", "{" + request + ",\"end\":5}"),
+          post(http, port, "/microserving/remote_send", "{" + request
+              + ",\"begin\":0,\"end\":4,\"kv_addr_info\":\"x\",\"recv_rank\":1}"),
+          post(http, port, "/microserving/remote_send", "{" + request + "}"),
+          post(http, port, "/microserving/start_generate", "{" + request
+              + ",\"begin\":4,\"stream\":true}")))
+          .map(all -> all.<HttpResponse<Buffer>>list());
+    }).onComplete(ctx.succeeding(answers -> ctx.verify(() -> {
+      JsonObject prep = answers.get(0).bodyAsJsonObject();
+      assertEquals(0, prep.getInteger("prefix_matched_length"), prep.encode());
+      // end -1 of 5 tokens: positions 0..3, one slot each
+      assertEquals(List.of(0, 1, 2, 3), Arrays.stream(
+          KvAppendMetadata.decode(prep.getString("kv_append_metadata"))).boxed().toList());
+      assertEquals(400, answers.get(1).statusCode(), "the last token is always D's");
+      assertTrue(answers.get(1).bodyAsString().contains("outside [0, 5)"), answers.get(1).bodyAsString());
+      assertEquals("{}", answers.get(2).bodyAsString());
+      assertEquals(400, answers.get(3).statusCode(), answers.get(3).bodyAsString());
+      List<String> streamed = events(answers.get(4).bodyAsString());
+      assertEquals(4, streamed.size(), "3 tokens and [DONE]: " + streamed);
+      ctx.completeNow();
+    })));
   }
 
   /** The data of each SSE event of {@code body}. */
