@@ -30,6 +30,20 @@ tb_need() { # command package
   fi
 }
 
+# NVSHMEM_HOME for a router in disagg mode with --engine mlc in front of null engines: the router
+# takes an NVSHMEM uid at start-up for MLC engines, which null engines ignore. Prints $NVSHMEM_HOME
+# if set, else builds a STAND-IN host library under DIR (nvshmemx_get_uniqueid fills a fixed id,
+# nothing else) with cc and prints its home.
+tb_nvshmem_home() { # dir
+  if [[ -n "${NVSHMEM_HOME:-}" ]]; then echo "$NVSHMEM_HOME"; return 0; fi
+  tb_need cc gcc
+  mkdir -p "$1/lib"
+  printf '%s\n' '#include <string.h>' \
+    'int nvshmemx_get_uniqueid(void *id) { memset((char *) id + 4, 7, 124); return 0; }' >"$1/stand-in.c"
+  cc -shared -fPIC -o "$1/lib/libnvshmem_host.so" "$1/stand-in.c" >&2
+  echo "$1"
+}
+
 # A free loopback TCP port, distinct from the ones this script already took.
 tb_free_port() {
   local p i

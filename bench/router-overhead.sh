@@ -149,19 +149,8 @@ run_zero_pass() {
   if [[ "${ZERO_DISAGG:-1}" != 0 ]]; then
     local p_port d_port
     p_port=$(tb_free_port); d_port=$(tb_free_port); disagg_port=$(tb_free_port)
-    # A router with MLC engines in disagg mode takes an NVSHMEM uid for their world at start-up;
-    # the null engines ignore it, so where NVSHMEM is not installed a STAND-IN host library
-    # (nvshmemx_get_uniqueid fills a fixed id, nothing else) lets the router start.
-    local nvshmem_home="${NVSHMEM_HOME:-}"
-    if [[ -z "$nvshmem_home" ]]; then
-      tb_need cc gcc
-      nvshmem_home="$WORK/nvshmem-stand-in"
-      mkdir -p "$nvshmem_home/lib"
-      printf '%s\n' '#include <string.h>' \
-        'int nvshmemx_get_uniqueid(void *id) { memset((char *) id + 4, 7, 124); return 0; }' \
-        >"$nvshmem_home/stand-in.c"
-      cc -shared -fPIC -o "$nvshmem_home/lib/libnvshmem_host.so" "$nvshmem_home/stand-in.c"
-    fi
+    local nvshmem_home
+    nvshmem_home=$(tb_nvshmem_home "$WORK/nvshmem-stand-in")
     tb_log "[zero] starting the Tandem router (disagg) with a zero-cost P on $p_port and D on $d_port"
     # shellcheck disable=SC2086
     NVSHMEM_HOME="$nvshmem_home" NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS=0 TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" \

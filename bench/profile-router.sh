@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Where the router's CPU goes: async-profiler (tools.profiler:async-profiler from Maven Central)
+# loaded into a running router with jcmd, while wrk drives it in front of a zero-cost upstream
+# (the null engine with no delays, as in bench/router-overhead.sh's zero pass). The profile is
+# taken after a warm-up, so the JIT has settled, and summarised by bench/summarize-profile.py:
+# the share of the router's event-loop samples per part of the request path, the hottest frames,
+# and the whole process's samples by thread kind. The collapsed stacks (router.collapsed) stay in
+# the output folder for a flame graph (any collapsed-stack viewer).
+#
+#   bench/profile-router.sh
+#
+# Knobs (environment): MODE (round-robin | disagg: a prefill and a decode null engine, every
+# request MLC's three MicroServing calls), CONNS (64), STREAM (1; 0 for non-streaming),
+# WARMUP_SECONDS (30), PROFILE_SECONDS (15), INTERVAL (sampling period, 1ms), PROMPT_LEN (32),
+# OUTPUT_LEN (16), ROUTER_JAVA_OPTS (-Xmx512m), ROUTER_EXTRA_ARGS, AP_VERSION (3.0), OUT_DIR,
+# KEEP_TMP=1.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/lib-serving.sh"
+
+MODE=${MODE:-round-robin}
+CONNS=${CONNS:-64}
+STREAM=${STREAM:-1}
+PROMPT_LEN=${PROMPT_LEN:-32}
+OUTPUT_LEN=${OUTPUT_LEN:-16}
+AP_VERSION=${AP_VERSION:-3.0}
+WORK=$(mktemp -d /tmp/tandem-profile-router.XXXXXX)
+OUT=${OUT_DIR:-$WORK/results}
+mkdir -p "$OUT"
+trap 'tb_stop_all; [[ -n "${KEEP_TMP:-}" ]] || rm -rf "$WORK/model"' EXIT
+
+[[ "$MODE" == round-robin || "$MODE" == disagg ]] || tb_die "MODE must be round-robin or disagg, not '$MODE'"
+tb_need curl curl
+tb_need wrk wrk
+tb_ensure_jar
+jcmd=$(command -v jcmd || true)
+[[ -n "$jcmd" ]] || jcmd="$(dirname "$(readlink -f "$(command -v java)")")/jcmd"
+[[ -x "$jcmd" ]] || tb_die "jcmd (the JDK's) not found beside $(command -v java)"
+
+ap_jar="$HOME/.m2/repository/tools/profiler/async-profiler/$AP_VERSION/async-profiler-$AP_VERSION.jar"
+if [[ ! -f "$ap_jar" ]]; then
+  tb_log "fetching async-profiler $AP_VERSION from Maven Central"
+  mvn -B -q dependency:get -Dartifact="tools.profiler:async-profiler:$AP_VERSION" >&2
+fi
+agent="$WORK/libasyncProfiler.so"
+python3 - "$ap_jar" "$agent" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z, open(sys.argv[2], "wb") as out:
+    out.write(z.read("linux-x64/libasyncProfiler.so"))
+PY
+
+tb_log "making the tiny model"
+"$TB_TANDEM" make-model "$WORK/model" --preset tiny --seed 1 >/dev/null
+router_port=$(tb_free_port)
+ports=$(tb_free_port)
+env_extra=()
+if [[ "$MODE" == disagg ]]; then
+  ports="$ports $(tb_free_port)"
+  env_extra=(NVSHMEM_HOME="$(tb_nvshmem_home "$WORK/nvshmem-stand-in")")
+fi
+export TANDEM_JAVA_OPTS="${TANDEM_JAVA_OPTS:--Xmx512m}"
+export NULL_ENGINE_JAVA_OPTS="$TANDEM_JAVA_OPTS"
+tb_log "starting the router ($MODE) in front of zero-cost null engine(s) on $ports"
+# shellcheck disable=SC2086
+tb_start "$WORK/router.log" env "${env_extra[@]}" NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS=0 \
+  TANDEM_JAVA_OPTS="${ROUTER_JAVA_OPTS:-$TANDEM_JAVA_OPTS}" "$TB_TANDEM" router "$WORK/model" --router-mode "$MODE" \
+  --router-host 127.0.0.1 --router-port "$router_port" --endpoint-ports $ports \
+  --log-dir "$WORK/logs" --engine mlc --python "$here/null-engine-python" ${ROUTER_EXTRA_ARGS:-}
+router_pid=$TB_LAST_PID
+tb_wait_http "http://127.0.0.1:$router_port/ready" 300 "$router_pid" "$WORK/router.log"
+
+ids=$(seq 3 $(( PROMPT_LEN + 2 )) | paste -sd, -)
+if [[ "$STREAM" == 1 ]]; then
+  printf '{"prompt":[%s],"max_tokens":%d,"stream":true,"stream_options":{"include_usage":true},"debug_config":{"ignore_eos":true}}' \
+    "$ids" "$OUTPUT_LEN" >"$WORK/body.json"
+else
+  printf '{"prompt":[%s],"max_tokens":%d,"stream":false,"debug_config":{"ignore_eos":true}}' \
+    "$ids" "$OUTPUT_LEN" >"$WORK/body.json"
+fi
+drive() { # seconds out
+  WRK_BODY_FILE="$WORK/body.json" wrk -t1 -c"$CONNS" -d"$1s" --timeout 10s -s "$here/wrk-post.lua" \
+    "http://127.0.0.1:$router_port/v1/completions" >"$2" 2>&1 || true
+  awk '$1 == "WRK" { printf "%d requests, %.0f req/s, p50 %.3f ms, %d errors\n", $2, $2 / ($3 / 1e6), $4 / 1000, $6 }' "$2"
+}
+tb_log "warming up for ${WARMUP_SECONDS:-30} s: $(drive "${WARMUP_SECONDS:-30}" "$WORK/warmup.out")"
+# jcmd reads key=value words as its own arguments: the agent's options go in quotes.
+"$jcmd" "$router_pid" JVMTI.agent_load "$agent" "\"start,event=itimer,interval=${INTERVAL:-1ms},threads\"" >&2
+cpu0=$(tb_cpu_ms "$router_pid")
+measured=$(drive "${PROFILE_SECONDS:-15}" "$OUT/profiled.out")
+cpu1=$(tb_cpu_ms "$router_pid")
+"$jcmd" "$router_pid" JVMTI.agent_load "$agent" "\"stop,file=$OUT/router.collapsed,collapsed\"" >&2
+[[ -s "$OUT/router.collapsed" ]] || tb_die "async-profiler wrote no profile (router log: $WORK/router.log)"
+requests=$(awk '$1 == "WRK" { print $2 }' "$OUT/profiled.out")
+{
+  echo "## router profile  $(date -u +%Y-%m-%dT%H:%MZ)  $(tb_machine)"
+  echo "# $MODE, $CONNS connections, $([[ "$STREAM" == 1 ]] && echo streaming || echo non-streaming), zero-cost upstream;"
+  echo "# ${WARMUP_SECONDS:-30} s warm-up, then ${PROFILE_SECONDS:-15} s profiled (async-profiler $AP_VERSION, itimer, ${INTERVAL:-1ms}): $measured"
+  echo "# router CPU while profiled: $(( cpu1 - cpu0 )) ms, $(awk -v c=$(( cpu1 - cpu0 )) -v n="${requests:-0}" 'BEGIN { printf "%.3f", (n > 0 ? c / n : 0) }') ms per request"
+  python3 "$here/summarize-profile.py" "$OUT/router.collapsed"
+} | tee "$OUT/profile-summary.txt"
+echo "reports: $OUT" >&2

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Summarises a router profile from bench/profile-router.sh.
+
+Input: async-profiler's collapsed stacks taken with the `threads` option (each line
+"[thread tid=N];frame;...;frame count"). Prints Markdown: the whole process's samples by thread
+kind, then, over the Vert.x event-loop threads' samples, the share of each part of the request path
+(a stack counts in every part one of its frames belongs to, so the rows overlap), the split by what
+the event loop was handling, and the hottest leaf frames.
+"""
+import collections
+import re
+import sys
+
+# (label, frame substrings): a stack is in a part when one of its frames contains one of them.
+PARTS = [
+    ("socket writes", ("writev", "Native.write", "FileDispatcherImpl.write", "__libc_write", "__write")),
+    ("socket reads", ("Native.read", "FileDispatcherImpl.read", "__libc_read", "__read", "recvfrom")),
+    ("waiting in epoll / select", ("epollWait", "epoll_wait", "SelectorImpl.select", "EPoll.wait")),
+    ("Netty HTTP/1 codec", ("io.netty.handler.codec.http.",)),
+    ("Vert.x HTTP server (request, response objects)", ("io.vertx.core.http.impl.Http1xServer",
+                                                        "io.vertx.core.http.impl.HttpServer")),
+    ("Vert.x Web (router, routing context, body handler)", ("io.vertx.ext.web.",)),
+    ("Vert.x HttpClient (pool, request, response)", ("io.vertx.core.http.impl.HttpClient",
+                                                     "io.vertx.core.http.impl.Http1xClient",
+                                                     "io.vertx.core.http.impl.ClientHttp",
+                                                     "io.vertx.core.net.impl.pool.",
+                                                     "io.vertx.core.http.impl.SharedClientHttpStreamEndpoint")),
+    ("Vert.x futures and promises", ("io.vertx.core.impl.future.",)),
+    ("JSON (Jackson)", ("com.fasterxml.jackson.",)),
+    ("metrics (Micrometer)", ("io.micrometer.",)),
+    ("logging", ("org.slf4j.", "ch.qos.logback.", "org.apache.logging.")),
+    ("Tandem's own code (dev.tandem.*, inclusive)", ("dev.tandem.",)),
+]
+
+# What the event loop was handling, by the first frame that says so (root to leaf).
+STAGES = [
+    ("client request in -> engine request out", ("io.vertx.core.http.impl.Http1xServerConnection.handle",)),
+    ("engine answer in -> client answer out", ("io.vertx.core.http.impl.Http1xClientConnection.handle",)),
+    ("timers and tasks", ("io.vertx.core.impl.VertxImpl$InternalTimerHandler", "io.netty.util.concurrent.AbstractEventExecutor.runTask",
+                          "io.netty.util.concurrent.AbstractEventExecutor.safeExecute")),
+    ("waiting in epoll / select", ("epollWait", "epoll_wait", "SelectorImpl.select", "EPoll.wait")),
+]
+
+
+OWNERS = [
+    ("Tandem (dev.tandem)", ("dev.tandem.",)),
+    ("Vert.x", ("io.vertx.",)),
+    ("Netty", ("io.netty.",)),
+    ("Jackson", ("com.fasterxml.jackson.",)),
+    ("Micrometer", ("io.micrometer.",)),
+    ("JDK (java.*, jdk.*, sun.*)", ("java.", "jdk.", "sun.")),
+]
+
+
+def owner(frame):
+    for who, prefixes in OWNERS:
+        if frame.startswith(prefixes):
+            return who
+    if "." in frame and not frame.startswith("["):
+        return "other Java"
+    return "kernel, libc and the JVM's own code (syscalls, stubs, GC barriers)"
+
+
+def thread_kind(name):
+    name = re.sub(r" tid=\d+", "", name.strip("[]"))
+    return re.sub(r"\d+", "N", name)
+
+
+def main(path):
+    threads = collections.Counter()
+    loop = []  # (frames, count) of event-loop samples
+    total = 0
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            stack, _, count = line.rpartition(" ")
+            if not stack or not count.isdigit():
+                continue
+            n = int(count)
+            frames = [fr.replace("/", ".") for fr in stack.split(";")]
+            total += n
+            kind = thread_kind(frames[0]) if frames[0].startswith("[") else "(no thread)"
+            threads[kind] += n
+            if "eventloop" in kind:
+                loop.append((frames[1:], n))
+    if total == 0:
+        sys.exit("no samples in " + path)
+    loop_total = sum(n for _, n in loop)
+
+    print("\n| thread kind | samples | share of the process |")
+    print("|---|---:|---:|")
+    for kind, n in threads.most_common(12):
+        print(f"| {kind} | {n} | {100.0 * n / total:.1f}% |")
+    if loop_total == 0:
+        print("\n(no event-loop samples)")
+        return
+
+    print(f"\nOver the event loops' {loop_total} samples (rows overlap):\n")
+    print("| part of the request path | share |")
+    print("|---|---:|")
+    for label, needles in PARTS:
+        n = sum(c for frames, c in loop if any(any(s in fr for s in needles) for fr in frames))
+        print(f"| {label} | {100.0 * n / loop_total:.1f}% |")
+
+    print("\n| the event loop was handling | share |")
+    print("|---|---:|")
+    stages = collections.Counter()
+    for frames, c in loop:
+        for label, needles in STAGES:
+            if any(any(s in fr for s in needles) for fr in frames):
+                stages[label] += c
+                break
+        else:
+            stages["other"] += c
+    for label, _ in STAGES + [("other", ())]:
+        print(f"| {label} | {100.0 * stages[label] / loop_total:.1f}% |")
+
+    print("\n| whose code the event loops ran (leaf frame, exclusive) | share |")
+    print("|---|---:|")
+    owners = collections.Counter()
+    for frames, c in loop:
+        owners[owner(frames[-1] if frames else "")] += c
+    for who, n in owners.most_common():
+        print(f"| {who} | {100.0 * n / loop_total:.1f}% |")
+
+    print("\n| hottest leaf frames (event loops) | share |")
+    print("|---|---:|")
+    leaves = collections.Counter()
+    for frames, c in loop:
+        leaves[frames[-1] if frames else "?"] += c
+    for frame, n in leaves.most_common(15):
+        print(f"| `{frame[:110]}` | {100.0 * n / loop_total:.1f}% |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
