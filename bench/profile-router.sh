@@ -69,16 +69,10 @@ tb_start "$WORK/router.log" env "${env_extra[@]}" NULL_FIRST_TOKEN_MS=0 NULL_TOK
 router_pid=$TB_LAST_PID
 tb_wait_http "http://127.0.0.1:$router_port/ready" 300 "$router_pid" "$WORK/router.log"
 
-ids=$(seq 3 $(( PROMPT_LEN + 2 )) | paste -sd, -)
-if [[ "$STREAM" == 1 ]]; then
-  printf '{"prompt":[%s],"max_tokens":%d,"stream":true,"stream_options":{"include_usage":true},"debug_config":{"ignore_eos":true}}' \
-    "$ids" "$OUTPUT_LEN" >"$WORK/body.json"
-else
-  printf '{"prompt":[%s],"max_tokens":%d,"stream":false,"debug_config":{"ignore_eos":true}}' \
-    "$ids" "$OUTPUT_LEN" >"$WORK/body.json"
-fi
+tb_wrk_bodies "$WORK" "$PROMPT_LEN" "$OUTPUT_LEN"
+body="$WORK/body-$([[ "$STREAM" == 1 ]] && echo stream || echo plain).json"
 drive() { # seconds out
-  WRK_BODY_FILE="$WORK/body.json" wrk -t1 -c"$CONNS" -d"$1s" --timeout 10s -s "$here/wrk-post.lua" \
+  WRK_BODY_FILE="$body" wrk -t1 -c"$CONNS" -d"$1s" --timeout 10s -s "$here/wrk-post.lua" \
     "http://127.0.0.1:$router_port/v1/completions" >"$2" 2>&1 || true
   awk '$1 == "WRK" { printf "%d requests, %.0f req/s, p50 %.3f ms, %d errors\n", $2, $2 / ($3 / 1e6), $4 / 1000, $6 }' "$2"
 }

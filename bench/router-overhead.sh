@@ -175,13 +175,7 @@ run_zero_pass() {
   [[ -n "$baseline_pid" ]] && setups+=(baseline)
   [[ -n "$disagg_pid" ]] && setups+=(disagg)
   local n_setups=${#setups[@]}
-  # The bodies wrk sends: the prompt tandem bench would send first, streaming with usage or not.
-  local ids
-  ids=$(seq 3 $(( PROMPT_LEN + 2 )) | paste -sd, -)
-  printf '{"prompt":[%s],"max_tokens":%d,"stream":true,"stream_options":{"include_usage":true},"debug_config":{"ignore_eos":true}}' \
-    "$ids" "$OUTPUT_LEN" >"$WORK/body-stream.json"
-  printf '{"prompt":[%s],"max_tokens":%d,"stream":false,"debug_config":{"ignore_eos":true}}' \
-    "$ids" "$OUTPUT_LEN" >"$WORK/body-plain.json"
+  tb_wrk_bodies "$WORK" "$PROMPT_LEN" "$OUTPUT_LEN"
   for s in "${setups[@]}"; do
     for mode in stream plain; do
       curl -sf -H 'content-type: application/json' --data-binary "@$WORK/body-$mode.json" \
