@@ -57,23 +57,33 @@ public final class SseParser {
    */
   public void feed(Buffer chunk) {
     byte[] bytes = chunk.getBytes();
-    int start = 0;
-    for (int i = 0; i < bytes.length; i++) {
+    feed(bytes, 0, bytes.length);
+  }
+
+  /**
+   * Consumes {@code length} bytes of {@code bytes} from {@code offset} (not kept after the call).
+   *
+   * @throws IllegalStateException when a line exceeds {@link #MAX_LINE_BYTES}
+   */
+  public void feed(byte[] bytes, int offset, int length) {
+    int end = offset + length;
+    int start = offset;
+    for (int i = offset; i < end; i++) {
       byte b = bytes[i];
       if (b != '\n' && b != '\r') {
         continue;
       }
       appendLine(bytes, start, i - start);
       start = i + 1;
-      boolean afterCr = i > 0 ? bytes[i - 1] == '\r' : lastWasCr;
+      boolean afterCr = i > offset ? bytes[i - 1] == '\r' : lastWasCr;
       if (b == '\n' && afterCr) {
         continue; // second half of CRLF: the line already ended at CR
       }
       endLine();
     }
-    appendLine(bytes, start, bytes.length - start);
-    if (bytes.length > 0) {
-      lastWasCr = bytes[bytes.length - 1] == '\r';
+    appendLine(bytes, start, end - start);
+    if (length > 0) {
+      lastWasCr = bytes[end - 1] == '\r';
     }
   }
 

@@ -1,7 +1,6 @@
 package dev.tandem.router.upstream;
 
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpClientRequest;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -15,7 +14,7 @@ final class CallGuard {
   private final Vertx vertx;
   private final Consumer<Throwable> onFailure;
   private final Runnable unregisterCancel;
-  private HttpClientRequest request;
+  private Runnable requestReset;
   private long timerId = -1;
   private boolean finished;
 
@@ -29,11 +28,11 @@ final class CallGuard {
     return finished;
   }
 
-  /** Binds the request once it exists; resets it at once if the call already ended. */
-  void attach(HttpClientRequest req) {
-    request = req;
+  /** Binds the request's reset once it is sent; resets it at once if the call already ended. */
+  void attach(Runnable requestReset) {
+    this.requestReset = requestReset;
     if (finished) {
-      req.reset();
+      requestReset.run();
     }
   }
 
@@ -87,8 +86,8 @@ final class CallGuard {
     finished = true;
     disarmTimer();
     unregisterCancel.run();
-    if (reset && request != null) {
-      request.reset();
+    if (reset && requestReset != null) {
+      requestReset.run();
     }
     onFailure.accept(cause);
   }

@@ -2,31 +2,35 @@ package dev.tandem.router.upstream;
 
 import dev.tandem.api.FleetSecret;
 import dev.tandem.api.FastJson;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClientAgent;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpClientResponse;
-import io.vertx.core.http.HttpHeaders;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.PoolOptions;
-import io.vertx.core.http.RequestOptions;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.VertxInternal;
+import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.net.ssl.SSLException;
 
 /**
- * The router's only way to talk to engines: one pooled keep-alive HTTP/1.1 client (no proxy: the
- * engines are ours, and MLC routing them through HTTP_PROXY is reference §6 item 14), with every
- * call bounded by a stage timeout and stopped by the client's {@link Cancellation}. Failures come
- * back as {@link UpstreamException} (or {@link ClientGoneException}).
+ * The router's only way to talk to engines: pooled keep-alive HTTP/1.1 connections per engine
+ * and event loop ({@link EngineConnectionPool}, Netty directly: no proxy, since the engines are
+ * ours and MLC routing them through HTTP_PROXY is reference §6 item 14), with every call bounded
+ * by a stage timeout and stopped by the client's {@link Cancellation}. Failures come back as
+ * {@link UpstreamException} (or {@link ClientGoneException}): a connection that failed before the
+ * engine answered is "unreachable", one that broke during the answer is "broken".
  */
 public final class EngineClient {
-
-  private static final Logger LOG = LoggerFactory.getLogger(EngineClient.class);
 
   /** Told how long each engine call took until the engine answered (a stream's head), and how it ended. */
   @FunctionalInterface
@@ -35,30 +39,25 @@ public final class EngineClient {
     void call(String call, int engineId, boolean ok, long nanos);
   }
 
-  private final Vertx vertx;
-  private final HttpClientAgent http;
+  private final VertxInternal vertx;
+  private final int connectTimeoutMs;
+  private final int maxConnectionsPerEngine;
+  private final Map<PoolKey, EngineConnectionPool> pools = new ConcurrentHashMap<>();
+  private volatile SslContext tls;
+  private volatile boolean closed;
   private volatile CallObserver observer = (call, engine, ok, nanos) -> {};
+
+  /** Connections are per engine origin and per event loop (each pool is used on its loop only). */
+  private record PoolKey(EventLoop loop, String baseUrl) {}
 
   /**
    * @param connectTimeoutMs TCP connect limit
    * @param maxConnectionsPerEngine pool size per engine; every live stream holds one connection
    */
   public EngineClient(Vertx vertx, int connectTimeoutMs, int maxConnectionsPerEngine) {
-    this.vertx = vertx;
-    HttpClientOptions options = new HttpClientOptions()
-        .setKeepAlive(true)
-        .setPipelining(false)
-        .setTcpNoDelay(true)
-        .setConnectTimeout(connectTimeoutMs)
-        .setProxyOptions(null);
-    PoolOptions pool = new PoolOptions()
-        .setHttp1MaxSize(maxConnectionsPerEngine)
-        .setMaxWaitQueueSize(-1);
-    // An idle pooled connection reset by a dying engine has no request to fail: note it quietly.
-    this.http = vertx.httpClientBuilder().with(options).with(pool)
-        .withConnectHandler(conn -> conn.exceptionHandler(e ->
-            LOG.debug("engine connection {}: {}", conn.remoteAddress(), e.toString())))
-        .build();
+    this.vertx = (VertxInternal) vertx;
+    this.connectTimeoutMs = connectTimeoutMs;
+    this.maxConnectionsPerEngine = maxConnectionsPerEngine;
   }
 
   /** Observes every later call (the router's latency histograms). */
@@ -78,26 +77,24 @@ public final class EngineClient {
     Promise<JsonObject> result = Promise.promise();
     CallGuard guard = new CallGuard(vertx, cancel, result::tryFail);
     guard.armTimer(timeoutMs, () -> UpstreamException.timeout(engineId, stage, timeoutMs));
-    send(engineId, baseUrl, path, body, stage, guard).onSuccess(resp -> resp.body()
-        .onFailure(e -> guard.fail(UpstreamException.broken(engineId, stage, String.valueOf(e.getMessage()))))
-        .onSuccess(buf -> {
-          if (guard.finished()) {
-            return;
-          }
-          if (resp.statusCode() / 100 != 2) {
-            guard.fail(statusFailure(engineId, stage, resp.statusCode(), buf), false);
-            return;
-          }
-          JsonObject json;
-          try {
-            json = buf.toJsonObject();
-          } catch (DecodeException | ClassCastException e) {
-            guard.fail(UpstreamException.protocol(engineId, stage, "body is not a JSON object"), false);
-            return;
-          }
-          guard.done();
-          result.tryComplete(json);
-        }));
+    send(engineId, baseUrl, path, body, stage, guard, new Answer(engineId, stage, guard) {
+      @Override
+      void whole(int status, Buffer buf) {
+        if (status / 100 != 2) {
+          guard.fail(statusFailure(engineId, stage, status, buf), false);
+          return;
+        }
+        JsonObject json;
+        try {
+          json = buf.toJsonObject();
+        } catch (DecodeException | ClassCastException e) {
+          guard.fail(UpstreamException.protocol(engineId, stage, "body is not a JSON object"), false);
+          return;
+        }
+        guard.done();
+        result.tryComplete(json);
+      }
+    });
     return timed(path, engineId, start, result.future());
   }
 
@@ -122,20 +119,105 @@ public final class EngineClient {
     });
     guard.armTimer(firstChunkTimeoutMs,
         () -> UpstreamException.timeout(engineId, stage + " (first chunk)", firstChunkTimeoutMs));
-    send(engineId, baseUrl, path, body, stage, guard).onSuccess(resp -> {
-      if (guard.finished()) {
-        return;
+    send(engineId, baseUrl, path, body, stage, guard, new Answer(engineId, stage, guard) {
+      @Override
+      boolean streams(int status) {
+        if (status / 100 != 2 || guard.finished()) {
+          return false;
+        }
+        stream[0] = new EngineStream(connection, guard, engineId, stage, firstChunkTimeoutMs,
+            idleTimeoutMs);
+        head.tryComplete(stream[0]);
+        return true;
       }
-      if (resp.statusCode() / 100 != 2) {
-        resp.body()
-            .onFailure(e -> guard.fail(UpstreamException.broken(engineId, stage, String.valueOf(e.getMessage()))))
-            .onSuccess(buf -> guard.fail(statusFailure(engineId, stage, resp.statusCode(), buf), false));
-        return;
+
+      @Override
+      void data(ByteBuf data) {
+        stream[0].data(data);
       }
-      stream[0] = new EngineStream(resp, guard, engineId, stage, firstChunkTimeoutMs, idleTimeoutMs);
-      head.tryComplete(stream[0]);
+
+      @Override
+      void ended() {
+        stream[0].ended();
+      }
+
+      @Override
+      void whole(int status, Buffer buf) {
+        guard.fail(statusFailure(engineId, stage, status, buf), false);
+      }
     });
     return timed(path, engineId, start, head.future());
+  }
+
+  /**
+   * One call's answer from its connection: a whole body ({@link #whole}), unless the call
+   * {@link #streams} its 2xx answer ({@link #data}, {@link #ended}). A connection that fails
+   * before the engine answered makes the engine unreachable; one that breaks after, the stream
+   * broken.
+   */
+  private abstract static class Answer implements EngineConnection.Exchange {
+    final int engineId;
+    final String stage;
+    final CallGuard guard;
+    EngineConnection connection;
+    private int status;
+    private boolean streaming;
+    private Buffer body;
+
+    Answer(int engineId, String stage, CallGuard guard) {
+      this.engineId = engineId;
+      this.stage = stage;
+      this.guard = guard;
+    }
+
+    /** The answer's status: true to take its body as a stream. */
+    boolean streams(int status) {
+      return false;
+    }
+
+    void data(ByteBuf data) {}
+
+    void ended() {}
+
+    /** The whole body of an answer that is not streamed. */
+    abstract void whole(int status, Buffer body);
+
+    @Override
+    public void head(HttpResponse response) {
+      status = response.status().code();
+      streaming = streams(status);
+    }
+
+    @Override
+    public void content(ByteBuf data) {
+      if (streaming) {
+        data(data);
+      } else if (!guard.finished()) {
+        byte[] bytes = new byte[data.readableBytes()];
+        data.getBytes(data.readerIndex(), bytes);
+        if (body == null) {
+          body = Buffer.buffer(bytes);
+        } else {
+          body.appendBytes(bytes);
+        }
+      }
+    }
+
+    @Override
+    public void end() {
+      if (streaming) {
+        ended();
+      } else if (!guard.finished()) {
+        whole(status, body == null ? Buffer.buffer() : body);
+      }
+    }
+
+    @Override
+    public void broken(Throwable cause, boolean answered) {
+      guard.fail(answered
+          ? UpstreamException.broken(engineId, stage, String.valueOf(cause.getMessage()))
+          : UpstreamException.unreachable(engineId, stage, cause));
+    }
   }
 
   /** An engine's base URL, parsed once (not per request). */
@@ -143,20 +225,17 @@ public final class EngineClient {
 
     static Origin parse(String baseUrl) {
       java.net.URI uri = java.net.URI.create(baseUrl);
+      if (uri.getHost() == null) {
+        throw new IllegalArgumentException("no host in " + baseUrl);
+      }
       boolean ssl = "https".equalsIgnoreCase(uri.getScheme());
       String prefix = uri.getRawPath() == null ? "" : uri.getRawPath();
       return new Origin(uri.getHost(), uri.getPort() >= 0 ? uri.getPort() : ssl ? 443 : 80, ssl,
           prefix.endsWith("/") ? prefix.substring(0, prefix.length() - 1) : prefix);
     }
-
-    RequestOptions options(String path) {
-      return new RequestOptions().setMethod(HttpMethod.POST).setHost(host).setPort(port).setSsl(ssl)
-          .setURI(pathPrefix + path).putHeader(HttpHeaders.CONTENT_TYPE, APPLICATION_JSON);
-    }
   }
 
-  private static final CharSequence APPLICATION_JSON = HttpHeaders.createOptimized("application/json");
-  private final java.util.Map<String, Origin> origins = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, Origin> origins = new ConcurrentHashMap<>();
 
   /** The fleet's secret, sent with every call (engines beyond loopback require it); null: none. */
   private volatile String fleetSecret;
@@ -170,50 +249,80 @@ public final class EngineClient {
   }
 
   public Future<Void> close() {
-    return http.close();
+    closed = true;
+    List<Future<Void>> closing = new ArrayList<>();
+    pools.values().forEach(pool -> closing.add(pool.close()));
+    pools.clear();
+    return Future.all(closing).mapEmpty();
   }
 
-  /** A closed client throws instead of failing the future: make it a failure like any other. */
-  private Future<io.vertx.core.http.HttpClientRequest> request(RequestOptions options) {
-    try {
-      return http.request(options);
-    } catch (RuntimeException e) {
-      return Future.failedFuture(e);
+  private EngineConnectionPool pool(String baseUrl, Origin origin) throws SSLException {
+    ContextInternal context = ContextInternal.current();
+    if (context == null) {
+      context = vertx.getOrCreateContext();
     }
+    PoolKey key = new PoolKey(context.nettyEventLoop(), baseUrl);
+    EngineConnectionPool pool = pools.get(key);
+    if (pool == null) {
+      SslContext clientTls = origin.ssl() ? tls() : null;
+      ContextInternal owner = context;
+      pool = pools.computeIfAbsent(key, k -> new EngineConnectionPool(vertx, owner, origin.host(),
+          origin.port(), clientTls, connectTimeoutMs, maxConnectionsPerEngine));
+    }
+    return pool;
   }
 
-  private Future<HttpClientResponse> send(int engineId, String baseUrl, String path,
-      JsonObject body, String stage, CallGuard guard) {
-    Promise<HttpClientResponse> response = Promise.promise();
-    RequestOptions options;
+  /** The JDK's trusted certificates, made once, for engines behind https. */
+  private SslContext tls() throws SSLException {
+    SslContext context = tls;
+    if (context == null) {
+      context = SslContextBuilder.forClient().build();
+      tls = context;
+    }
+    return context;
+  }
+
+  private void send(int engineId, String baseUrl, String path, JsonObject body, String stage,
+      CallGuard guard, Answer answer) {
+    Origin origin;
+    EngineConnectionPool pool;
     try {
-      options = origin(baseUrl).options(path);
-      String secret = fleetSecret;
-      if (secret != null) {
-        options.putHeader(FleetSecret.HEADER, secret);
+      if (closed) {
+        throw new IllegalStateException("the engine client is closed");
       }
-    } catch (IllegalArgumentException badUrl) {
-      guard.fail(UpstreamException.unreachable(engineId, stage, badUrl));
-      return response.future();
+      origin = origin(baseUrl);
+      pool = pool(baseUrl, origin);
+    } catch (IllegalArgumentException | IllegalStateException | SSLException e) {
+      guard.fail(UpstreamException.unreachable(engineId, stage, e));
+      return;
     }
     Buffer payload = FastJson.toBuffer(body);
-    request(options)
-        .onFailure(e -> guard.fail(UpstreamException.unreachable(engineId, stage, e)))
-        .onSuccess(req -> {
-          guard.attach(req);
-          if (guard.finished()) {
-            return;
-          }
-          req.send(payload)
-              .onFailure(e -> guard.fail(UpstreamException.unreachable(engineId, stage, e)))
-              .onSuccess(resp -> {
-                // A failure of the response body after this point is a broken stream.
-                resp.exceptionHandler(e -> guard.fail(
-                    UpstreamException.broken(engineId, stage, String.valueOf(e.getMessage()))));
-                response.complete(resp);
-              });
-        });
-    return response.future();
+    if (!pool.onItsLoop()) {
+      // a caller off the router's context (a test's thread): the pool is used on its loop only
+      pool.context().runOnContext(v -> acquireAndSend(pool, origin, path, payload, engineId, stage,
+          guard, answer));
+      return;
+    }
+    acquireAndSend(pool, origin, path, payload, engineId, stage, guard, answer);
+  }
+
+  private void acquireAndSend(EngineConnectionPool pool, Origin origin, String path,
+      Buffer payload, int engineId, String stage, CallGuard guard, Answer answer) {
+    pool.acquire().onComplete(acquired -> {
+      if (acquired.failed()) {
+        guard.fail(UpstreamException.unreachable(engineId, stage, acquired.cause()));
+        return;
+      }
+      EngineConnection connection = acquired.result();
+      if (guard.finished()) {
+        pool.release(connection);
+        return;
+      }
+      answer.connection = connection;
+      guard.attach(() -> connection.reset(answer));
+      connection.send(pool.head(origin.pathPrefix() + path, FleetSecret.HEADER, fleetSecret),
+          ((BufferInternal) payload).getByteBuf(), answer);
+    });
   }
 
   /**

@@ -1,9 +1,9 @@
 package dev.tandem.router.upstream;
 
 import dev.tandem.api.SseParser;
+import io.netty.buffer.ByteBuf;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vertx.core.http.HttpClientResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.function.Consumer;
@@ -21,7 +21,7 @@ public final class EngineStream {
 
   private static final byte[] DONE = "[DONE]".getBytes(StandardCharsets.US_ASCII);
 
-  private final HttpClientResponse response;
+  private final EngineConnection connection;
   private final CallGuard guard;
   private final int engineId;
   private final String stage;
@@ -33,16 +33,21 @@ public final class EngineStream {
   private boolean paused;
   private boolean idleArmed;
   private long lastDataNanos;
+  private SseParser parser;
+  private Consumer<EngineChunk> onChunk;
+  private boolean endSeen;
+  private byte[] scratch = new byte[0];
 
-  EngineStream(HttpClientResponse response, CallGuard guard, int engineId, String stage,
+  EngineStream(EngineConnection connection, CallGuard guard, int engineId, String stage,
       long firstChunkTimeoutMs, long idleTimeoutMs) {
-    this.response = response;
+    this.connection = connection;
     this.guard = guard;
     this.engineId = engineId;
     this.stage = stage;
     this.firstChunkTimeoutMs = firstChunkTimeoutMs;
     this.idleTimeoutMs = idleTimeoutMs;
-    response.pause();
+    paused = true; // until start(): what the engine sends meanwhile waits in the connection
+    connection.pause();
   }
 
   public int engineId() {
@@ -50,43 +55,59 @@ public final class EngineStream {
   }
 
   /** Starts the flow of chunks into {@code onChunk}; an exception it throws fails the stream. */
-  public void start(Consumer<EngineChunk> onChunk) {
-    SseParser parser = new SseParser(
-        (bytes, offset, length) -> onData(bytes, offset, length, onChunk));
-    response.handler(buf -> {
-      if (guard.finished()) {
-        return;
-      }
-      try {
-        parser.feed(buf);
-      } catch (RuntimeException e) {
-        guard.fail(e instanceof UpstreamException ? e
-            : UpstreamException.protocol(engineId, stage, String.valueOf(e.getMessage())));
-        return;
-      }
-      lastDataNanos = System.nanoTime();
-      if (sawChunk && !paused && !idleArmed) {
-        armIdle(idleTimeoutMs);
-      }
-    });
-    response.exceptionHandler(e -> guard.fail(
-        UpstreamException.broken(engineId, stage, String.valueOf(e.getMessage()))));
-    response.endHandler(v -> {
-      try {
-        parser.finish();
-      } catch (RuntimeException e) {
-        guard.fail(UpstreamException.protocol(engineId, stage, String.valueOf(e.getMessage())));
-        return;
-      }
-      if (!guard.finished()) {
-        guard.done();
-        ended.tryComplete(sawDone);
-      }
-    });
-    response.resume();
+  public void start(Consumer<EngineChunk> chunkHandler) {
+    this.onChunk = chunkHandler;
+    this.parser = new SseParser(this::onData);
+    paused = false;
+    connection.resume();
   }
 
-  private void onData(byte[] bytes, int offset, int length, Consumer<EngineChunk> onChunk) {
+  /** Body bytes of the engine's answer (the connection holds them back while paused). */
+  void data(ByteBuf buf) {
+    if (guard.finished()) {
+      return;
+    }
+    try {
+      int length = buf.readableBytes();
+      if (buf.hasArray()) {
+        parser.feed(buf.array(), buf.arrayOffset() + buf.readerIndex(), length);
+      } else {
+        if (scratch.length < length) {
+          scratch = new byte[Math.max(length, 2 * scratch.length)];
+        }
+        buf.getBytes(buf.readerIndex(), scratch, 0, length);
+        parser.feed(scratch, 0, length);
+      }
+    } catch (RuntimeException e) {
+      guard.fail(e instanceof UpstreamException ? e
+          : UpstreamException.protocol(engineId, stage, String.valueOf(e.getMessage())));
+      return;
+    }
+    lastDataNanos = System.nanoTime();
+    if (sawChunk && !paused && !idleArmed) {
+      armIdle(idleTimeoutMs);
+    }
+  }
+
+  /** The engine ended its answer. */
+  void ended() {
+    if (endSeen) {
+      return;
+    }
+    endSeen = true;
+    try {
+      parser.finish();
+    } catch (RuntimeException e) {
+      guard.fail(UpstreamException.protocol(engineId, stage, String.valueOf(e.getMessage())), false);
+      return;
+    }
+    if (!guard.finished()) {
+      guard.done();
+      ended.tryComplete(sawDone);
+    }
+  }
+
+  private void onData(byte[] bytes, int offset, int length) {
     if (guard.finished()) {
       return;
     }
@@ -141,7 +162,7 @@ public final class EngineStream {
       paused = true;
       idleArmed = false;
       guard.disarmTimer();
-      response.pause();
+      connection.pause();
     }
   }
 
@@ -157,7 +178,7 @@ public final class EngineStream {
               () -> UpstreamException.timeout(engineId, stage + " (first chunk)", firstChunkTimeoutMs));
         }
       }
-      response.resume();
+      connection.resume();
     }
   }
 
