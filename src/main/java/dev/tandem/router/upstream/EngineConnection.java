@@ -53,6 +53,7 @@ final class EngineConnection extends ChannelInboundHandlerAdapter {
   private boolean answered;
   private boolean keepAlive;
   private boolean paused;
+  private boolean reading = true;
   private Throwable failure;
   private final ArrayDeque<HttpObject> held = new ArrayDeque<>();
   private final Handler<HttpObject> deliverer = this::deliver;
@@ -90,11 +91,13 @@ final class EngineConnection extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * Holds what is decoded from now on; the socket stops being read once something arrives while
+   * paused (not at once: a stream is paused and resumed around its start, and each change of the
+   * channel's reading is a system call).
+   */
   void pause() {
-    if (!paused) {
-      paused = true;
-      channel.config().setAutoRead(false);
-    }
+    paused = true;
   }
 
   void resume() {
@@ -105,8 +108,16 @@ final class EngineConnection extends ChannelInboundHandlerAdapter {
     while (!paused && !held.isEmpty()) {
       deliver(held.poll());
     }
-    if (!paused && channel.isActive()) {
+    if (!paused && !reading && channel.isActive()) {
+      reading = true;
       channel.config().setAutoRead(true);
+    }
+  }
+
+  private void stopReading() {
+    if (reading) {
+      reading = false;
+      channel.config().setAutoRead(false);
     }
   }
 
@@ -123,6 +134,7 @@ final class EngineConnection extends ChannelInboundHandlerAdapter {
     }
     if (paused) {
       held.add(object);
+      stopReading();
       return;
     }
     context.emit(object, deliverer);
@@ -157,7 +169,10 @@ final class EngineConnection extends ChannelInboundHandlerAdapter {
           exchange = null;
           if (keepAlive && channel.isActive()) {
             paused = false;
-            channel.config().setAutoRead(true);
+            if (!reading) {
+              reading = true;
+              channel.config().setAutoRead(true);
+            }
             pool.release(this);
           } else {
             channel.close();
