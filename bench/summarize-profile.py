@@ -13,8 +13,11 @@ import sys
 
 # (label, frame substrings): a stack is in a part when one of its frames contains one of them.
 PARTS = [
-    ("socket writes", ("writev", "Native.write", "FileDispatcherImpl.write", "__libc_write", "__write")),
-    ("socket reads", ("Native.read", "FileDispatcherImpl.read", "__libc_read", "__read", "recvfrom")),
+    ("socket writes", ("writev", "Native.write", "FileDispatcherImpl.write", "__libc_write", "__write",
+                       "Socket.sendAddress", "__GI___send", "__send")),
+    ("socket reads", ("Native.read", "FileDispatcherImpl.read", "__libc_read", "__read", "recvfrom",
+                      "Socket.recvAddress", "readAddress", "__GI___recv", "recv")),
+    ("changing what epoll watches (epoll_ctl)", ("epoll_ctl", "Native.epollCtlMod")),
     ("waiting in epoll / select", ("epollWait", "epoll_wait", "SelectorImpl.select", "EPoll.wait")),
     ("Netty HTTP/1 codec", ("io.netty.handler.codec.http.",)),
     ("Vert.x HTTP server (request, response objects)", ("io.vertx.core.http.impl.Http1xServer",
@@ -25,6 +28,7 @@ PARTS = [
                                                      "io.vertx.core.http.impl.ClientHttp",
                                                      "io.vertx.core.net.impl.pool.",
                                                      "io.vertx.core.http.impl.SharedClientHttpStreamEndpoint")),
+    ("Tandem's engine connections (EngineConnection; inclusive: the relay runs in its reads)", ("dev.tandem.router.upstream.EngineConnection",)),
     ("Vert.x futures and promises", ("io.vertx.core.impl.future.",)),
     ("JSON (Jackson)", ("com.fasterxml.jackson.",)),
     ("metrics (Micrometer)", ("io.micrometer.",)),
@@ -35,7 +39,8 @@ PARTS = [
 # What the event loop was handling, by the first frame that says so (root to leaf).
 STAGES = [
     ("client request in -> engine request out", ("io.vertx.core.http.impl.Http1xServerConnection.handle",)),
-    ("engine answer in -> client answer out", ("io.vertx.core.http.impl.Http1xClientConnection.handle",)),
+    ("engine answer in -> client answer out", ("io.vertx.core.http.impl.Http1xClientConnection.handle",
+                                               "dev.tandem.router.upstream.EngineConnection.channelRead")),
     ("timers and tasks", ("io.vertx.core.impl.VertxImpl$InternalTimerHandler", "io.netty.util.concurrent.AbstractEventExecutor.runTask",
                           "io.netty.util.concurrent.AbstractEventExecutor.safeExecute")),
     ("waiting in epoll / select", ("epollWait", "epoll_wait", "SelectorImpl.select", "EPoll.wait")),

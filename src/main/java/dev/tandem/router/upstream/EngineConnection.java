@@ -72,9 +72,14 @@ final class EngineConnection extends ChannelInboundHandlerAdapter {
    * length, a blank line, {@code body}) and binds its answer to {@code ex}.
    */
   void send(byte[] head, ByteBuf body, Exchange ex) {
-    exchange = ex;
     answered = false;
     keepAlive = true;
+    if (!channel.isActive()) {
+      // closed between being handed out and now: its close was already told to nobody
+      context.emit(v -> ex.broken(new IOException("the engine closed the connection"), false));
+      return;
+    }
+    exchange = ex;
     int length = body.readableBytes();
     byte[] digits = Integer.toString(length).getBytes(StandardCharsets.ISO_8859_1);
     ByteBuf out = channel.alloc().directBuffer(head.length + digits.length + 4 + length);
