@@ -53,9 +53,9 @@ public final class RouterApi {
 
   /**
    * The server's request handler. {@code POST /v1/completions} and {@code POST
-   * /v1/chat/completions} go straight to their {@link CompletionsHandler} (the hot path: Vert.x
-   * Web's routing context and body handler cost as much as the rest of the request), everything
-   * else through Vert.x Web. {@code /health} and {@code /ready} are on every server, for probes.
+   * /v1/chat/completions} go straight to their {@link CompletionsHandler} (the hot path: no
+   * routing context, route matching or body handler per request), everything else through
+   * Vert.x Web. {@code /health} and {@code /ready} are on every server, for probes.
    */
   public static Handler<HttpServerRequest> create(Vertx vertx, RouterOptions options,
       ModelInfo model, CompletionService service, ChatService chat, EngineRegistry registry,
