@@ -113,7 +113,13 @@ final class EngineConnection extends ChannelInboundHandlerAdapter {
     while (!paused && !held.isEmpty()) {
       deliver(held.poll());
     }
-    if (!paused && !reading && channel.isActive()) {
+    if (!paused && channel.isActive()) {
+      startReading();
+    }
+  }
+
+  private void startReading() {
+    if (!reading) {
       reading = true;
       channel.config().setAutoRead(true);
     }
@@ -174,10 +180,7 @@ final class EngineConnection extends ChannelInboundHandlerAdapter {
           exchange = null;
           if (keepAlive && channel.isActive()) {
             paused = false;
-            if (!reading) {
-              reading = true;
-              channel.config().setAutoRead(true);
-            }
+            startReading();
             pool.release(this);
           } else {
             channel.close();

@@ -35,7 +35,6 @@ public final class EngineStream {
   private long lastDataNanos;
   private SseParser parser;
   private Consumer<EngineChunk> onChunk;
-  private boolean endSeen;
   private byte[] scratch = new byte[0];
 
   EngineStream(EngineConnection connection, CallGuard guard, int engineId, String stage,
@@ -54,7 +53,7 @@ public final class EngineStream {
     return engineId;
   }
 
-  /** Starts the flow of chunks into {@code onChunk}; an exception it throws fails the stream. */
+  /** Starts the flow of chunks into {@code chunkHandler}; an exception it throws fails the stream. */
   public void start(Consumer<EngineChunk> chunkHandler) {
     this.onChunk = chunkHandler;
     this.parser = new SseParser(this::onData);
@@ -91,10 +90,6 @@ public final class EngineStream {
 
   /** The engine ended its answer. */
   void ended() {
-    if (endSeen) {
-      return;
-    }
-    endSeen = true;
     try {
       parser.finish();
     } catch (RuntimeException e) {
