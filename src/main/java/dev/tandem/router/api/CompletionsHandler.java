@@ -78,7 +78,10 @@ final class CompletionsHandler implements Handler<RoutingContext> {
     });
   }
 
-  /** The body as a JSON object by the streaming codec; anything else as Vert.x reads it (its errors). */
+  /**
+   * The body as a JSON object by the streaming codec; anything else as Vert.x reads it (its
+   * errors); null for no body or JSON that is not an object.
+   */
   private static JsonObject fastBody(RoutingContext ctx) {
     io.vertx.core.buffer.Buffer buf = ctx.body().buffer();
     if (buf != null && buf.length() > 0) {
@@ -88,7 +91,9 @@ final class CompletionsHandler implements Handler<RoutingContext> {
         // fall through: Vert.x's own reading says what is wrong
       }
     }
-    return ctx.body().asJsonObject();
+    // null (no body) or the value Vert.x reads; JSON that is not an object is "not an object"
+    Object value = buf == null || buf.length() == 0 ? null : io.vertx.core.json.Json.decodeValue(buf);
+    return value instanceof JsonObject object ? object : null;
   }
 
   private void refuse(HttpServerResponse response, Throwable error) {

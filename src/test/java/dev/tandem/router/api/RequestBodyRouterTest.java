@@ -32,8 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * What the router does with a completion request's body before any engine sees it, on the
- * server's direct path for the exact completion paths and on Vert.x Web's for the rest: the
+ * What the router does with a completion request's body before any engine sees it: the
  * {@code --max-body-bytes} limit (declared or streamed), bodies that are not a JSON object, other
  * methods, a trailing slash. The engine is the scripted fake: it records what reached it.
  */
@@ -140,7 +139,7 @@ class RequestBodyRouterTest {
   }
 
   @Test
-  void otherMethodsAndATrailingSlashGoThroughTheWebRoutes() throws Exception {
+  void otherMethodsAreRefusedAndATrailingSlashIsServed() throws Exception {
     Reply get = send(HttpMethod.GET, "/v1/completions", null, false);
     assertEquals(405, get.status());
     assertEquals("method_not_allowed", get.code());
