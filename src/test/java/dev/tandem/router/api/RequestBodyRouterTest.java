@@ -81,6 +81,11 @@ class RequestBodyRouterTest {
     }
   }
 
+  /**
+   * The body is asked for in the same callback that gets the response, on its event loop: asked
+   * for from a later callback, one registered from this thread after the response ended, it never
+   * completes (Vert.x 5.0.7's HttpClientResponse, eclipse-vertx/vert.x#6038).
+   */
   private Reply send(HttpMethod method, String path, String body, boolean chunked) throws Exception {
     return await(http.request(new RequestOptions().setMethod(method).setHost("127.0.0.1")
             .setPort(port).setURI(path))
@@ -97,10 +102,9 @@ class RequestBodyRouterTest {
           } else {
             resp = req.send(body);
           }
-          return resp;
-        })
-        .compose(resp -> resp.body().map(b -> new Reply(resp.statusCode(),
-            b.length() > 0 && b.getByte(0) == '{' ? b.toJsonObject() : new JsonObject()))));
+          return resp.compose(r -> r.body().map(b -> new Reply(r.statusCode(),
+              b.length() > 0 && b.getByte(0) == '{' ? b.toJsonObject() : new JsonObject())));
+        }));
   }
 
   private static String completion(int padding) {
