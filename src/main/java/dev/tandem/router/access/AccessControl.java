@@ -51,7 +51,7 @@ public final class AccessControl {
   public Handler<RoutingContext> api() {
     return ctx -> {
       try {
-        ctx.put(ClientKey.CONTEXT_KEY, check(presentedKey(ctx.request().getHeader(HttpHeaders.AUTHORIZATION))));
+        ctx.put(ClientKey.CONTEXT_KEY, checkApi(ctx.request().getHeader(HttpHeaders.AUTHORIZATION)));
         ctx.next();
       } catch (ApiError e) {
         ErrorResponses.send(ctx.response(), e);
@@ -86,6 +86,11 @@ public final class AccessControl {
       }
       ErrorResponses.send(ctx.response(), error);
     };
+  }
+
+  /** For {@code /v1/*} from its {@code Authorization} header: the caller, or a 401 {@link ApiError}. */
+  public ClientKey checkApi(String authorization) {
+    return check(presentedKey(authorization));
   }
 
   /** For the bus API: the caller's client, or a 401 {@link ApiError}. */

@@ -10,39 +10,98 @@ import dev.tandem.router.metrics.RequestClock;
 import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.router.upstream.Cancellation;
 import io.vertx.core.Handler;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
 /**
- * {@code POST /v1/completions} and {@code POST /v1/chat/completions}: the body as JSON, the
- * endpoint's {@link PreparedRequest.Preparer}, admission (the key's limits, a running slot: a 429
- * with {@code Retry-After} beyond them), then the answer as SSE or one JSON body, with the key's
- * {@code x-ratelimit-*} headers. A client that closes its connection cancels the request: it
- * leaves the queue, or the engine request is reset (the engine aborts), D's reservation released,
- * counters released.
+ * {@code POST /v1/completions} and {@code POST /v1/chat/completions}: the caller's key, the body
+ * as JSON, the endpoint's {@link PreparedRequest.Preparer}, admission (the key's limits, a running
+ * slot: a 429 with {@code Retry-After} beyond them), then the answer as SSE or one JSON body, with
+ * the key's {@code x-ratelimit-*} headers. A client that closes its connection cancels the
+ * request: it leaves the queue, or the engine request is reset (the engine aborts), D's
+ * reservation released, counters released.
+ *
+ * <p>The exact paths come straight from the HTTP server ({@link #handle(HttpServerRequest)}, the
+ * router's hot path: no Web routing context, no body handler); anything else on them (a trailing
+ * slash) through Vert.x Web ({@link #handle(RoutingContext)}). Both end in {@link #serve}.
  */
 final class CompletionsHandler implements Handler<RoutingContext> {
 
   private final PreparedRequest.Preparer preparer;
   private final RouterMetrics metrics;
   private final RequestRunner runner;
+  private final int maxBodyBytes;
 
-  CompletionsHandler(PreparedRequest.Preparer preparer, RouterMetrics metrics, RequestRunner runner) {
+  CompletionsHandler(PreparedRequest.Preparer preparer, RouterMetrics metrics, RequestRunner runner,
+      int maxBodyBytes) {
     this.preparer = preparer;
     this.metrics = metrics;
     this.runner = runner;
+    this.maxBodyBytes = maxBodyBytes;
   }
 
+  /** From Vert.x Web: the key and the body are the route's (AccessControl, BodyHandler). */
   @Override
   public void handle(RoutingContext ctx) {
+    serve(ctx.response(), ctx.get(ClientKey.CONTEXT_KEY, ClientKey.ANONYMOUS), ctx.body().buffer());
+  }
+
+  /** From the HTTP server: the API key, then the body up to the limit (413 beyond it). */
+  void handle(HttpServerRequest request) {
+    HttpServerResponse response = request.response();
+    ClientKey key;
+    try {
+      key = runner.access().checkApi(request.getHeader(HttpHeaders.AUTHORIZATION));
+    } catch (ApiError e) {
+      ErrorResponses.send(response, e);
+      return;
+    }
+    long declared = contentLength(request.getHeader(HttpHeaders.CONTENT_LENGTH));
+    if (declared > maxBodyBytes) {
+      RouterApi.tooLarge(response, maxBodyBytes);
+      return;
+    }
+    Buffer body = Buffer.buffer(declared > 0 ? (int) declared : 512);
+    boolean[] tooLarge = {false};
+    request.handler(data -> {
+      if (tooLarge[0]) {
+        return;
+      }
+      if (body.length() + data.length() > maxBodyBytes) {
+        tooLarge[0] = true;
+        RouterApi.tooLarge(response, maxBodyBytes);
+        return;
+      }
+      body.appendBuffer(data);
+    });
+    request.endHandler(v -> {
+      if (!tooLarge[0]) {
+        serve(response, key, body);
+      }
+    });
+  }
+
+  private static long contentLength(String header) {
+    if (header == null) {
+      return -1;
+    }
+    try {
+      return Long.parseLong(header.trim());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  private void serve(HttpServerResponse response, ClientKey key, Buffer raw) {
     metrics.requestStarted();
     RequestClock clock = new RequestClock();
-    HttpServerResponse response = ctx.response();
-    ClientKey key = ctx.get(ClientKey.CONTEXT_KEY, ClientKey.ANONYMOUS);
     JsonObject body;
     try {
-      body = fastBody(ctx);
+      body = parse(raw);
     } catch (RuntimeException e) {
       refuse(response, ApiError.invalid(null, "invalid_json", "the body is not valid JSON: " + e.getMessage()));
       return;
@@ -79,21 +138,20 @@ final class CompletionsHandler implements Handler<RoutingContext> {
   }
 
   /**
-   * The body as a JSON object by the streaming codec; anything else as Vert.x reads it (its
-   * errors); null for no body or JSON that is not an object.
+   * The body as a JSON object by the streaming codec; anything else as Vert.x reads it (its error
+   * message), null for no body or JSON that is not an object.
    */
-  private static JsonObject fastBody(RoutingContext ctx) {
-    io.vertx.core.buffer.Buffer buf = ctx.body().buffer();
-    if (buf != null && buf.length() > 0) {
-      try {
-        return FastJson.parseObject(buf);
-      } catch (RuntimeException notAnObject) {
-        // fall through: Vert.x's own reading says what is wrong
-      }
+  private static JsonObject parse(Buffer buf) {
+    if (buf == null || buf.length() == 0) {
+      return null;
     }
-    // null (no body) or the value Vert.x reads; JSON that is not an object is "not an object"
-    Object value = buf == null || buf.length() == 0 ? null : io.vertx.core.json.Json.decodeValue(buf);
-    return value instanceof JsonObject object ? object : null;
+    try {
+      return FastJson.parseObject(buf);
+    } catch (RuntimeException notAnObject) {
+      // fall through: Vert.x's own reading says what is wrong
+    }
+    Object value = io.vertx.core.json.Json.decodeValue(buf);
+    return value instanceof JsonObject o ? o : null;
   }
 
   private void refuse(HttpServerResponse response, Throwable error) {

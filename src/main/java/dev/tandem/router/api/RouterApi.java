@@ -13,8 +13,12 @@ import dev.tandem.router.dashboard.DashboardFeed;
 import dev.tandem.router.dashboard.DashboardRoutes;
 import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.router.registry.EngineRegistry;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -47,14 +51,25 @@ public final class RouterApi {
 
   private RouterApi() {}
 
-  /** {@code /health} and {@code /ready} are on every server, for probes. */
-  public static Router create(Vertx vertx, RouterOptions options, ModelInfo model,
-      CompletionService service, ChatService chat, EngineRegistry registry, RouterMetrics metrics,
-      RequestRunner runner, AdminRoutes admin, DashboardFeed feed, Routes routes) {
+  /**
+   * The server's request handler. {@code POST /v1/completions} and {@code POST
+   * /v1/chat/completions} go straight to their {@link CompletionsHandler} (the hot path: no
+   * routing context, route matching or body handler per request), everything else through
+   * Vert.x Web. {@code /health} and {@code /ready} are on every server, for probes.
+   */
+  public static Handler<HttpServerRequest> create(Vertx vertx, RouterOptions options,
+      ModelInfo model, CompletionService service, ChatService chat, EngineRegistry registry,
+      RouterMetrics metrics, RequestRunner runner, AdminRoutes admin, DashboardFeed feed,
+      Routes routes) {
     Router router = Router.router(vertx);
     AccessControl access = runner.access();
+    int maxBody = options.get(MAX_BODY_BYTES);
+    CompletionsHandler completions = new CompletionsHandler(service::prepareRequest, metrics,
+        runner, maxBody);
+    CompletionsHandler chatCompletions = new CompletionsHandler(chat::prepare, metrics, runner,
+        maxBody);
     if (routes.publicRoutes()) {
-      mountPublic(router, options, model, service, chat, metrics, runner);
+      mountPublic(router, options, model, access, completions, chatCompletions);
     }
     mountProbes(router, options, service, registry);
     if (routes.adminRoutes()) {
@@ -77,22 +92,52 @@ public final class RouterApi {
         "no route " + ctx.request().method() + " " + ctx.request().path()));
     router.errorHandler(405, ctx -> error(ctx, 405, "method_not_allowed",
         ctx.request().method() + " is not allowed on " + ctx.request().path()));
-    router.errorHandler(413, ctx -> error(ctx, 413, "request_too_large",
-        "the request body is larger than " + options.get(MAX_BODY_BYTES) + " bytes"));
+    router.errorHandler(413, ctx -> {
+      if (!ctx.response().ended()) {
+        tooLarge(ctx.response(), maxBody);
+      }
+    });
     router.errorHandler(500, ctx -> ErrorResponses.send(ctx.response(),
         ctx.failure() == null ? new IllegalStateException("internal error") : ctx.failure()));
-    return router;
+    if (!routes.publicRoutes()) {
+      return router;
+    }
+    return request -> {
+      if (request.method() == HttpMethod.POST) {
+        String path = request.path();
+        if (COMPLETIONS.equals(path)) {
+          completions.handle(request);
+          return;
+        }
+        if (CHAT_COMPLETIONS.equals(path)) {
+          chatCompletions.handle(request);
+          return;
+        }
+      }
+      router.handle(request);
+    };
   }
 
+  private static final String COMPLETIONS = "/v1/completions";
+  private static final String CHAT_COMPLETIONS = "/v1/chat/completions";
+
+  /** 413 in OpenAI's shape: the body is over {@code --max-body-bytes}. */
+  static void tooLarge(HttpServerResponse response, int limit) {
+    response.setStatusCode(413).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+        .end(ApiError.body("the request body is larger than " + limit + " bytes",
+            ApiError.INVALID_REQUEST, null, "request_too_large").encode());
+  }
+
+  /** Vert.x Web's half of the public routes (the exact completion paths do not reach it). */
   private static void mountPublic(Router router, RouterOptions options, ModelInfo model,
-      CompletionService service, ChatService chat, RouterMetrics metrics, RequestRunner runner) {
-    router.route("/v1/*").handler(runner.access().api());
-    router.post("/v1/completions")
+      AccessControl access, CompletionsHandler completions, CompletionsHandler chatCompletions) {
+    router.route("/v1/*").handler(access.api());
+    router.post(COMPLETIONS)
         .handler(BodyHandler.create(false).setBodyLimit(options.get(MAX_BODY_BYTES)))
-        .handler(new CompletionsHandler(service::prepareRequest, metrics, runner));
-    router.post("/v1/chat/completions")
+        .handler(completions);
+    router.post(CHAT_COMPLETIONS)
         .handler(BodyHandler.create(false).setBodyLimit(options.get(MAX_BODY_BYTES)))
-        .handler(new CompletionsHandler(chat::prepare, metrics, runner));
+        .handler(chatCompletions);
     router.get("/v1/models").handler(ctx -> json(ctx, 200, new JsonObject().put("object", "list")
         .put("data", new JsonArray().add(new JsonObject().put("id", model.id())
             .put("object", "model").put("created", System.currentTimeMillis() / 1000)
