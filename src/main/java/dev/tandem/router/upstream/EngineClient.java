@@ -43,7 +43,6 @@ public final class EngineClient {
   private final int connectTimeoutMs;
   private final int maxConnectionsPerEngine;
   private final Map<PoolKey, EngineConnectionPool> pools = new ConcurrentHashMap<>();
-  private final Map<EventLoop, EventLoop> ioLoops = new ConcurrentHashMap<>();
   private volatile SslContext tls;
   private volatile boolean closed;
   private volatile CallObserver observer = (call, engine, ok, nanos) -> {};
@@ -267,28 +266,10 @@ public final class EngineClient {
     if (pool == null) {
       SslContext clientTls = origin.ssl() ? tls() : null;
       ContextInternal owner = context;
-      pool = pools.computeIfAbsent(key, k -> new EngineConnectionPool(vertx, owner,
-          ioLoop(owner.nettyEventLoop()), origin.host(), origin.port(), clientTls, connectTimeoutMs,
-          maxConnectionsPerEngine));
+      pool = pools.computeIfAbsent(key, k -> new EngineConnectionPool(vertx, owner, origin.host(),
+          origin.port(), clientTls, connectTimeoutMs, maxConnectionsPerEngine));
     }
     return pool;
-  }
-
-  /**
-   * Where the engine sockets of a context on {@code own} live: another of Vert.x's event loops
-   * (the same one only when there is no other), so that a router's engine I/O and its client I/O
-   * use two cores. One per context loop, for all engines.
-   */
-  private EventLoop ioLoop(EventLoop own) {
-    return ioLoops.computeIfAbsent(own, o -> {
-      for (int i = 0; i < 64; i++) {
-        EventLoop loop = vertx.nettyEventLoopGroup().next();
-        if (loop != o) {
-          return loop;
-        }
-      }
-      return o;
-    });
   }
 
   /** The JDK's trusted certificates, made once, for engines behind https. */
@@ -316,7 +297,7 @@ public final class EngineClient {
       return;
     }
     Buffer payload = FastJson.toBuffer(body);
-    if (!pool.onItsContext()) {
+    if (!pool.onItsLoop()) {
       // a caller off the router's context (a test's thread): the pool is used on its loop only
       pool.context().runOnContext(v -> acquireAndSend(pool, origin, path, payload, engineId, stage,
           guard, answer));

@@ -15,7 +15,6 @@ import io.vertx.core.internal.ContextInternal;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 
 /**
  * One keep-alive HTTP/1.1 connection to an engine, the last handler of its Netty pipeline (after
@@ -27,11 +26,6 @@ import java.util.ArrayList;
  * {@link #reset(Exchange)} closes the connection, which is how an engine learns that nobody waits
  * for its answer. This replaces Vert.x's HttpClient on the request path: its pool, request and
  * response objects and futures were most of the router's CPU per request (BENCHMARKS.md).
- *
- * <p>Two threads: the socket, its reads and the HTTP decoding are on the channel's event loop,
- * which is not the router's; everything else (the exchange, pausing, what is held) is on the
- * router's context only. What one read decoded crosses over in one task, and so do the channel's
- * failure and close, in the order they happened.
  */
 final class EngineConnection extends ChannelInboundHandlerAdapter {
 
@@ -54,11 +48,7 @@ final class EngineConnection extends ChannelInboundHandlerAdapter {
 
   private final EngineConnectionPool pool;
   private final ContextInternal context;
-  /** Set on the channel's loop before the pool hands the connection out. */
   private Channel channel;
-  /** The channel's loop only: what the current read decoded so far. */
-  private ArrayList<HttpObject> decoded = new ArrayList<>(4);
-  // The rest: the router's context only.
   private Exchange exchange;
   private boolean answered;
   private boolean keepAlive;
@@ -66,7 +56,7 @@ final class EngineConnection extends ChannelInboundHandlerAdapter {
   private boolean reading = true;
   private Throwable failure;
   private final ArrayDeque<HttpObject> held = new ArrayDeque<>();
-  private final Handler<ArrayList<HttpObject>> deliverer = this::deliverAll;
+  private final Handler<HttpObject> deliverer = this::deliver;
 
   EngineConnection(EngineConnectionPool pool, ContextInternal context) {
     this.pool = pool;
@@ -149,36 +139,16 @@ final class EngineConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (msg instanceof HttpObject object) {
-      decoded.add(object);
-    } else {
+    if (!(msg instanceof HttpObject object)) {
       ReferenceCountUtil.release(msg);
+      return;
     }
-  }
-
-  @Override
-  public void channelReadComplete(ChannelHandlerContext ctx) {
-    handOver();
-  }
-
-  /** On the channel's loop: what was decoded goes to the context, in one task. */
-  private void handOver() {
-    if (!decoded.isEmpty()) {
-      ArrayList<HttpObject> batch = decoded;
-      decoded = new ArrayList<>(4);
-      context.emit(batch, deliverer);
+    if (paused) {
+      held.add(object);
+      stopReading();
+      return;
     }
-  }
-
-  private void deliverAll(ArrayList<HttpObject> batch) {
-    for (HttpObject object : batch) {
-      if (paused) {
-        held.add(object);
-        stopReading();
-      } else {
-        deliver(object);
-      }
-    }
+    context.emit(object, deliverer);
   }
 
   private void deliver(HttpObject msg) {
@@ -232,17 +202,11 @@ final class EngineConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    handOver();
-    context.emit(cause, this::fail);
+    fail(cause);
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    handOver();
-    context.emit(null, v -> closed());
-  }
-
-  private void closed() {
     HttpObject h;
     while ((h = held.poll()) != null) {
       ReferenceCountUtil.release(h);
@@ -251,8 +215,9 @@ final class EngineConnection extends ChannelInboundHandlerAdapter {
     exchange = null;
     pool.closed(this);
     if (ex != null) {
-      ex.broken(failure != null ? failure : new IOException("the engine closed the connection"),
-          answered);
+      Throwable cause = failure != null ? failure : new IOException("the engine closed the connection");
+      boolean wasAnswered = answered;
+      context.emit(v -> ex.broken(cause, wasAnswered));
     }
   }
 }

@@ -5,7 +5,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpResponseDecoder;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
@@ -23,12 +22,11 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
 
 /**
- * The keep-alive connections to one engine origin for one context: idle ones reused last-in
+ * The keep-alive connections to one engine origin on one event loop: idle ones reused last-in
  * first-out, at most {@code maxConnections} open (a live stream holds one), callers beyond that
- * wait in order. The pool's bookkeeping is used on its context only; the connections' sockets
- * live on {@code ioLoop}, another Netty event loop of Vert.x's (its transport, epoll where it is
- * loaded, and its name resolver), so the engine side's system calls and HTTP decoding run beside
- * the router's context instead of on it (see {@link EngineConnection}).
+ * wait in order. Connections are made on the context's own Netty event loop with Vert.x's
+ * transport (epoll where it is loaded) and name resolver, so nothing blocks and no thread is
+ * crossed. Used on its context only.
  */
 final class EngineConnectionPool {
 
@@ -47,15 +45,15 @@ final class EngineConnectionPool {
   private boolean closed;
 
   /** @param tls null for http, else the client context for https (the host name is verified) */
-  EngineConnectionPool(VertxInternal vertx, ContextInternal context, EventLoop ioLoop, String host,
-      int port, SslContext tls, int connectTimeoutMs, int maxConnections) {
+  EngineConnectionPool(VertxInternal vertx, ContextInternal context, String host, int port,
+      SslContext tls, int connectTimeoutMs, int maxConnections) {
     this.context = context;
     this.host = host;
     this.port = port;
     this.hostHeader = host.indexOf(':') >= 0 ? "[" + host + "]:" + port : host + ":" + port;
     this.maxConnections = maxConnections;
     EngineConnectionPool pool = this;
-    this.bootstrap = new Bootstrap().group(ioLoop)
+    this.bootstrap = new Bootstrap().group(context.nettyEventLoop())
         .channelFactory(vertx.transport().channelFactory(false))
         .resolver(vertx.nameResolver().nettyAddressResolverGroup())
         .option(ChannelOption.TCP_NODELAY, true)
@@ -83,7 +81,7 @@ final class EngineConnectionPool {
     return context;
   }
 
-  boolean onItsContext() {
+  boolean onItsLoop() {
     return context.nettyEventLoop().inEventLoop();
   }
 
@@ -144,12 +142,14 @@ final class EngineConnectionPool {
     }
   }
 
-  /** {@code c}'s channel closed (on the context; its exchange, if any, is told separately). */
+  /** {@code c}'s channel closed (on the event loop; its exchange, if any, is told separately). */
   void closed(EngineConnection c) {
-    idle.remove(c);
-    channels.removeIf(ch -> !ch.isOpen());
-    open--;
-    connectForWaiter();
+    context.emit(v -> {
+      idle.remove(c);
+      channels.removeIf(ch -> !ch.isOpen());
+      open--;
+      connectForWaiter();
+    });
   }
 
   /**
