@@ -17,7 +17,8 @@ import java.util.function.Consumer;
  *
  * <p>The router relays every engine chunk through this parser, so it works on bytes: one copy of
  * each buffer, no per-line strings, and the event's data handed over as a byte range
- * ({@link DataHandler}) that the caller parses in place.
+ * ({@link DataHandler}) that the caller parses in place. An event whose lines all arrived in one
+ * buffer is handed over straight from that buffer, without a copy.
  */
 public final class SseParser {
 
@@ -39,6 +40,11 @@ public final class SseParser {
   private int dataLength;
   private boolean hasData;
   private boolean lastWasCr;
+  /** The current event's data while it is still only in the caller's buffer (see endLine). */
+  private boolean inView;
+  private byte[] view;
+  private int viewFrom;
+  private int viewLength;
 
   public SseParser(DataHandler onData) {
     this.onData = onData;
@@ -73,24 +79,36 @@ public final class SseParser {
       if (b != '\n' && b != '\r') {
         continue;
       }
-      appendLine(bytes, start, i - start);
-      start = i + 1;
       boolean afterCr = i > offset ? bytes[i - 1] == '\r' : lastWasCr;
       if (b == '\n' && afterCr) {
-        continue; // second half of CRLF: the line already ended at CR
+        start = i + 1; // second half of CRLF: the line already ended at CR
+        continue;
       }
-      endLine();
+      if (lineLength == 0) {
+        endLine(bytes, start, i - start, true); // the whole line is in this buffer
+      } else {
+        appendLine(bytes, start, i - start);
+        int n = lineLength;
+        lineLength = 0;
+        endLine(line, 0, n, false);
+      }
+      start = i + 1;
     }
     appendLine(bytes, start, end - start);
     if (length > 0) {
       lastWasCr = bytes[end - 1] == '\r';
+    }
+    if (inView) {
+      keepView(); // the caller's bytes are not kept after the call
     }
   }
 
   /** Call at end of stream: dispatches a last event that was not followed by a blank line. */
   public void finish() {
     if (lineLength > 0) {
-      endLine();
+      int n = lineLength;
+      lineLength = 0;
+      endLine(line, 0, n, false);
     }
     dispatch();
   }
@@ -107,39 +125,71 @@ public final class SseParser {
     lineLength += length;
   }
 
-  private void endLine() {
-    int length = lineLength;
-    lineLength = 0;
+  /**
+   * One complete line, {@code length} bytes of {@code src} from {@code at}. An event's first data
+   * line that lies in the caller's buffer ({@code inPlace}) is not copied: if the blank line that
+   * ends the event comes in the same buffer, the handler gets the event straight from it.
+   */
+  private void endLine(byte[] src, int at, int length, boolean inPlace) {
     if (length == 0) {
       dispatch();
       return;
     }
     // Only "data" lines matter: "data" alone, or "data:" then the value (one leading space off).
-    if (length < DATA.length || !Arrays.equals(line, 0, DATA.length, DATA, 0, DATA.length)
-        || (length > DATA.length && line[DATA.length] != ':')) {
+    if (length < DATA.length || !Arrays.equals(src, at, at + DATA.length, DATA, 0, DATA.length)
+        || (length > DATA.length && src[at + DATA.length] != ':')) {
       return;
     }
     int from = Math.min(length, DATA.length + 1);
-    if (from < length && line[from] == ' ') {
+    if (from < length && src[at + from] == ' ') {
       from++;
+    }
+    int valueAt = at + from;
+    int valueLength = length - from;
+    if (!hasData && inPlace) {
+      view = src;
+      viewFrom = valueAt;
+      viewLength = valueLength;
+      inView = true;
+      hasData = true;
+      return;
+    }
+    if (inView) {
+      keepView();
     }
     if (hasData) {
       data = ensure(data, dataLength + 1);
       data[dataLength++] = '\n';
     }
-    data = ensure(data, dataLength + length - from);
-    System.arraycopy(line, from, data, dataLength, length - from);
-    dataLength += length - from;
+    data = ensure(data, dataLength + valueLength);
+    System.arraycopy(src, valueAt, data, dataLength, valueLength);
+    dataLength += valueLength;
     hasData = true;
+  }
+
+  /** Copies the event's data still in the caller's buffer into {@link #data}. */
+  private void keepView() {
+    data = ensure(data, dataLength + viewLength);
+    System.arraycopy(view, viewFrom, data, dataLength, viewLength);
+    dataLength += viewLength;
+    inView = false;
+    view = null;
   }
 
   private void dispatch() {
     if (!hasData) {
       return;
     }
+    hasData = false;
+    if (inView) {
+      byte[] v = view;
+      inView = false;
+      view = null;
+      onData.onData(v, viewFrom, viewLength);
+      return;
+    }
     int length = dataLength;
     dataLength = 0;
-    hasData = false;
     onData.onData(data, 0, length);
   }
 
