@@ -12,9 +12,10 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * One engine SSE chunk, read with Jackson's streaming parser straight from the event's bytes: only
- * what the router uses (per choice: index, text, finish reason, token ids, logprobs; the usage
- * record) and nothing else is materialised. The router relays every chunk of every stream, so
+ * One engine SSE chunk, read straight from the event's bytes ({@link ChunkScanner} for the shape
+ * engines send per token, Jackson's streaming parser for the rest): only what the router uses
+ * (per choice: index, text, finish reason, token ids, logprobs; the usage record) and nothing
+ * else is materialised. The router relays every chunk of every stream, so
  * this replaces a JsonObject tree per chunk (reference §3.4 for the shape).
  *
  * @param choices the chunk's choices (empty for a usage-only chunk)
@@ -35,11 +36,18 @@ public record EngineChunk(List<Choice> choices, Integer completionTokens, JsonOb
   private static final JsonFactory JSON = JsonFactory.builder().build();
 
   /**
-   * Parses one event's data.
+   * Parses one event's data: the common shape by {@link ChunkScanner}, anything else (and anything
+   * malformed, so that the error says what Jackson says) by Jackson.
    *
    * @throws IllegalArgumentException when it is not a JSON object of the expected shape
    */
   public static EngineChunk parse(byte[] bytes, int offset, int length) {
+    EngineChunk fast = ChunkScanner.scan(bytes, offset, length);
+    return fast != null ? fast : jackson(bytes, offset, length);
+  }
+
+  /** {@link #parse} by Jackson's streaming parser alone. */
+  static EngineChunk jackson(byte[] bytes, int offset, int length) {
     try (JsonParser p = JSON.createParser(bytes, offset, length)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw new IllegalArgumentException("not a JSON object");

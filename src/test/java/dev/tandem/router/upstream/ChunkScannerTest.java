@@ -1,0 +1,166 @@
+package dev.tandem.router.upstream;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The scanner against Jackson: on every chunk it reads it must read what Jackson reads, and it
+ * must give up on every chunk Jackson refuses.
+ */
+class ChunkScannerTest {
+
+  private static final List<String> READ = List.of(
+      "{\"id\":\"cmpl-1\",\"choices\":[{\"index\":0,\"text\":\"Hello\",\"logprobs\":null,"
+          + "\"finish_reason\":null,\"token_ids\":[15496]}],\"created\":1733,\"model\":\"m\","
+          + "\"object\":\"text_completion\",\"usage\":null}",
+      " { \"choices\" : [ { \"index\" : 12 , \"text\" : \"a\\\"b\\\\c\\/\\n\\t\\u00e9\\ud83d\\ude00\" ,"
+          + " \"finish_reason\" : \"stop\" , \"token_ids\" : [ ] } ] } \r\n",
+      "{\"choices\":[{\"text\":\"h\u00e9llo \u2713 \ud83d\ude00 \u4e2d\u6587\",\"index\":1},"
+          + "{\"index\":0,\"text\":null,\"finish_reason\":\"preempt\",\"token_ids\":null}]}",
+      "{\"choices\":null,\"x\":{\"a\":[1,-2.5e+3,0,0.0,true,false,null,\"s\\u0041\",{}],\"b\":[]},"
+          + "\"y\":-0,\"z\":1E9}",
+      "{\"choices\":[],\"choices\":[{\"index\":3,\"index\":4,\"text\":\"x\",\"text\":\"y\"}]}",
+      "{}",
+      "{\"choices\":[{}]}",
+      "{\"error\":null,\"usage\":null,\"choices\":[{\"logprobs\":null,\"index\":999999999}]}",
+      "{\"choices\":[{\"index\":0,\"text\":\"\\u0000\\u001f\\b\\f\\r\",\"token_ids\":[0,7,123456789]}]}");
+
+  /** Jackson reads these; the scanner leaves them to it. */
+  private static final List<String> LEFT_TO_JACKSON = List.of(
+      "{\"choices\":[],\"usage\":{\"completion_tokens\":3}}",
+      "{\"error\":{\"message\":\"boom\"}}",
+      "{\"choices\":[{\"index\":0,\"text\":\"a\",\"logprobs\":{\"tokens\":[\"a\"]}}]}",
+      "{\"choices\":[{\"index\":1234567890}]}",
+      "{\"choices\":[{\"index\":-0}]}",
+      "{\"choices\":[{\"token_ids\":[-1]}]}",
+      "{\"ch\\u006fices\":[]}",
+      "{\"caf\u00e9\":1}");
+
+  /** Jackson refuses these; so must the scanner. */
+  private static final List<String> MALFORMED = List.of(
+      "[1]", "{\"choices\":{}}", "{\"choices\":[1]}", "{\"choices\":[{\"index\":\"0\"}]}",
+      "{\"choices\":[{\"text\":5}]}", "{\"choices\":[{\"token_ids\":[1.5]}]}", "{\"usage\":3}",
+      "{\"a\":1} {\"b\":2}", "{\"a\":", "not json", "{\"a\":01}", "{\"a\":1.}", "{\"a\":.5}",
+      "{\"a\":+1}", "{\"a\":tru}", "{\"a\":nul}", "{\"a\":nullx}", "{\"a\":[1,]}", "{\"a\":1,}",
+      "{\"a\":\"\\x\"}", "{\"a\":\"\\u12\"}", "{\"a\":\"tab\there\"}", "{'a':1}", "{\"a\" 1}",
+      "{\"choices\":[{\"text\":\"\u0001\"}]}", "{\"choices\":[{\"index\":1e1}]}",
+      "{\"choices\":[{\"index\":0,}]}", "{\"choices\":[{\"text\":\"open}]}", "", "   ");
+
+  @Test
+  void readsWhatJacksonReads() {
+    for (String json : READ) {
+      byte[] b = ("zz" + json + "zz").getBytes(StandardCharsets.UTF_8);
+      EngineChunk fast = ChunkScanner.scan(b, 2, b.length - 4);
+      assertNotNull(fast, json);
+      assertSame(EngineChunk.jackson(b, 2, b.length - 4), fast, json);
+    }
+  }
+
+  @Test
+  void leavesOtherShapesToJackson() {
+    for (String json : LEFT_TO_JACKSON) {
+      byte[] b = json.getBytes(StandardCharsets.UTF_8);
+      assertNull(ChunkScanner.scan(b, 0, b.length), json);
+      EngineChunk.jackson(b, 0, b.length); // and Jackson reads it
+    }
+  }
+
+  @Test
+  void givesUpOnWhatJacksonRefuses() {
+    for (String json : MALFORMED) {
+      byte[] b = json.getBytes(StandardCharsets.UTF_8);
+      assertNull(ChunkScanner.scan(b, 0, b.length), json);
+      assertRefusedByJackson(b, json);
+    }
+  }
+
+  @Test
+  void givesUpOnMalformedUtf8() {
+    byte[][] bad = {{(byte) 0xc0, (byte) 0xaf}, {(byte) 0xed, (byte) 0xa0, (byte) 0x80},
+        {(byte) 0xe2, (byte) 0x28, (byte) 0xa1}, {(byte) 0xf5, (byte) 0x80, (byte) 0x80, (byte) 0x80},
+        {(byte) 0xe2, (byte) 0x82}, {(byte) 0x80}};
+    for (byte[] seq : bad) {
+      byte[] head = "{\"choices\":[{\"text\":\"a".getBytes(StandardCharsets.US_ASCII);
+      byte[] tail = "\"}]}".getBytes(StandardCharsets.US_ASCII);
+      byte[] b = new byte[head.length + seq.length + tail.length];
+      System.arraycopy(head, 0, b, 0, head.length);
+      System.arraycopy(seq, 0, b, head.length, seq.length);
+      System.arraycopy(tail, 0, b, head.length + seq.length, tail.length);
+      assertNull(ChunkScanner.scan(b, 0, b.length));
+    }
+  }
+
+  /** Every one-byte change, cut and duplication of the readable chunks: never a different reading. */
+  @Test
+  void mutationsAreReadAsJacksonReadsThemOrLeftToIt() {
+    Random random = new Random(14);
+    byte[] alphabet = "{}[]\",:\\ 0123456789-.eEtrunlfasxbu\u00e9".getBytes(StandardCharsets.UTF_8);
+    int read = 0;
+    for (String json : READ) {
+      byte[] original = json.getBytes(StandardCharsets.UTF_8);
+      for (int n = 0; n < 3000; n++) {
+        byte[] b = original.clone();
+        int at = random.nextInt(b.length);
+        int kind = random.nextInt(3);
+        if (kind == 0) {
+          b[at] = alphabet[random.nextInt(alphabet.length)];
+        } else if (kind == 1) {
+          b = java.util.Arrays.copyOf(b, at);
+        } else {
+          byte[] longer = new byte[b.length + 1];
+          System.arraycopy(b, 0, longer, 0, at + 1);
+          System.arraycopy(b, at, longer, at + 1, b.length - at);
+          b = longer;
+        }
+        EngineChunk fast = ChunkScanner.scan(b, 0, b.length);
+        if (fast != null) {
+          read++;
+          String shown = new String(b, StandardCharsets.UTF_8);
+          EngineChunk slow;
+          try {
+            slow = EngineChunk.jackson(b, 0, b.length);
+          } catch (IllegalArgumentException e) {
+            fail("the scanner read what Jackson refuses (" + e.getMessage() + "): " + shown);
+            return;
+          }
+          assertSame(slow, fast, shown);
+        }
+      }
+    }
+    // the mutations must also have left many chunks readable, or this test proves little
+    assertEquals(true, read > 5000, "only " + read + " mutated chunks were readable");
+  }
+
+  private static void assertRefusedByJackson(byte[] b, String json) {
+    try {
+      EngineChunk.jackson(b, 0, b.length);
+    } catch (IllegalArgumentException expected) {
+      return;
+    }
+    fail("Jackson reads " + json);
+  }
+
+  private static void assertSame(EngineChunk expected, EngineChunk actual, String json) {
+    assertEquals(expected.choices().size(), actual.choices().size(), json);
+    for (int k = 0; k < expected.choices().size(); k++) {
+      EngineChunk.Choice e = expected.choices().get(k);
+      EngineChunk.Choice a = actual.choices().get(k);
+      assertEquals(e.index(), a.index(), json);
+      assertEquals(e.text(), a.text(), json);
+      assertEquals(e.finishReason(), a.finishReason(), json);
+      assertArrayEquals(e.tokenIds(), a.tokenIds(), json);
+      assertEquals(e.logprobs(), a.logprobs(), json);
+    }
+    assertEquals(expected.completionTokens(), actual.completionTokens(), json);
+    assertEquals(expected.usageExtra(), actual.usageExtra(), json);
+    assertEquals(expected.error() == null, actual.error() == null, json);
+  }
+}
