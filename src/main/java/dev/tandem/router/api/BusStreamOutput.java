@@ -11,7 +11,6 @@ import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageProducer;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -99,7 +98,7 @@ final class BusStreamOutput implements ClientOutput {
     }
     ended = true;
     if (includeUsage && !closed) {
-      waiting.add(whole.copy().put("choices", new JsonArray()).put("usage", usage));
+      waiting.add(whole); // a stream's "whole" is its usage chunk
     }
     last = new JsonObject().put(BusStreams.DONE, true);
     flush();

@@ -41,7 +41,7 @@ final class ChatOutput implements ClientOutput {
     out.drainHandler(handler);
   }
 
-  /** A stream's outputs send {@code response} (with its choices emptied) as the usage chunk. */
+  /** A stream's outputs send {@code response} as the usage chunk: the chat one, for a chat. */
   @Override
   public void complete(JsonObject response, JsonObject usage) {
     out.complete(stream ? answer.usageChunk(usage) : answer.whole(response), usage);

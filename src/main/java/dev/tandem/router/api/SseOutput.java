@@ -8,7 +8,6 @@ import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -24,6 +23,12 @@ final class SseOutput implements ClientOutput {
 
   /** Pending bytes beyond which they are written at once rather than after the read. */
   private static final int MAX_PENDING = 64 * 1024;
+  /**
+   * What a pending buffer starts with: room for a short answer's deltas that arrive in one read
+   * (16 of them are ~3 KiB), so that they do not grow and copy it twice; a heap buffer that is
+   * not zeroed, so a single delta does not pay for the room.
+   */
+  private static final int PENDING_CAPACITY = 4096;
 
   private final SseWriter sse;
   private final boolean includeUsage;
@@ -44,7 +49,7 @@ final class SseOutput implements ClientOutput {
       return;
     }
     if (pending == null) {
-      pending = Buffer.buffer(1024);
+      pending = Buffer.buffer(PENDING_CAPACITY);
     }
     chunk.appendSse(pending);
     if (pending.length() >= MAX_PENDING || context == null) {
@@ -79,9 +84,8 @@ final class SseOutput implements ClientOutput {
   public void complete(JsonObject whole, JsonObject usage) {
     Buffer out = pending;
     pending = null;
-    // A shallow copy: choices and usage are replaced, the other values are strings and numbers.
-    sse.end(out, includeUsage ? new JsonObject(new java.util.LinkedHashMap<>(whole.getMap()))
-        .put("choices", new JsonArray()).put("usage", usage) : null);
+    sse.end(out, includeUsage ? whole : null); // a stream's "whole" is its usage chunk
+
   }
 
   @Override

@@ -48,6 +48,11 @@ final class ClientChunks {
     return envelope(choices, usage);
   }
 
+  /** A stream's last chunk: the envelope with no choices and the request's usage. */
+  JsonObject usageChunk(JsonObject usage) {
+    return envelope(new JsonArray(), usage);
+  }
+
   static JsonObject usage(int promptTokens, int completionTokens) {
     return new JsonObject().put("prompt_tokens", promptTokens)
         .put("completion_tokens", completionTokens)

@@ -20,8 +20,10 @@ public interface ClientOutput {
   /**
    * The answer is complete.
    *
-   * @param response the whole aggregated answer (what a non-streaming client receives)
-   * @param usage the request's usage (a streaming client receives it as a last chunk if asked)
+   * @param response for a non-streaming request the whole aggregated answer; for a stream, whose
+   *     client already has the text, the usage chunk (the envelope, {@code "choices": []} and the
+   *     usage), which the client receives last if it asked for usage
+   * @param usage the request's usage
    */
   void complete(JsonObject response, JsonObject usage);
 

@@ -59,4 +59,14 @@ class ClientChunksTest {
         .put("finish_reason", "stop"), j.getJsonArray("choices").getJsonObject(0));
     assertTrue(j.containsKey("usage") && j.getValue("usage") == null);
   }
+
+  /** A stream's last chunk: the deltas' envelope, no choices, the usage; same key order. */
+  @Test
+  void usageChunkIsTheDeltasEnvelopeWithTheUsage() {
+    ClientChunks c = chunks("cmpl-7", "m");
+    JsonObject usage = ClientChunks.usage(3, 2);
+    JsonObject expected = c.delta(0, "x", null, null).toJson().put("choices", new JsonArray())
+        .put("usage", usage);
+    assertEquals(expected.encode(), c.usageChunk(usage).encode());
+  }
 }
