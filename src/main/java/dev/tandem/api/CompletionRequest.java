@@ -93,8 +93,12 @@ public record CompletionRequest(String model, Prompt prompt, Integer maxTokens, 
         throw ApiError.invalid("prompt", "Invalid request prompt: it is empty");
       }
       int[] ids = new int[array.size()];
+      java.util.List<?> raw = array.getList(); // getValue wraps each element: costly per token id
       for (int i = 0; i < ids.length; i++) {
-        Object e = array.getValue(i);
+        Object e = raw.get(i);
+        if (!(e instanceof Integer)) {
+          e = array.getValue(i); // as Vert.x gives it, for the checks and messages below
+        }
         if (!(e instanceof Integer || e instanceof Long)) {
           throw ApiError.invalid("prompt", "invalid_type", e instanceof String
               ? "\"prompt\" as a list of strings (several prompts) is not supported: send one prompt"

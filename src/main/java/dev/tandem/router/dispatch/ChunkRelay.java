@@ -202,8 +202,9 @@ final class ChunkRelay {
       return null;
     }
     int[] out = new int[ids.size()];
+    java.util.List<?> raw = ids.getList(); // numbers as parsed: getValue would wrap each one
     for (int i = 0; i < out.length; i++) {
-      out[i] = ((Number) ids.getValue(i)).intValue();
+      out[i] = ((Number) raw.get(i)).intValue();
     }
     return out;
   }
