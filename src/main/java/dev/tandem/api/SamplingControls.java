@@ -54,7 +54,9 @@ public record SamplingControls(double frequencyPenalty, double presencePenalty,
 
   /** Every biased token id must lie in {@code [0, vocabSize)} (0 = vocabulary unknown: no check). */
   public void checkVocabulary(int vocabSize) {
-    checkBiasTokens(logitBias.keySet().stream().mapToInt(Integer::intValue).toArray(), vocabSize);
+    if (!logitBias.isEmpty()) { // every request asks: no stream set up for the usual empty map
+      checkBiasTokens(logitBias.keySet().stream().mapToInt(Integer::intValue).toArray(), vocabSize);
+    }
   }
 
   /**

@@ -36,6 +36,11 @@ final class SseOutput implements ClientOutput {
   private final Handler<Void> flushTask = v -> flush();
   private Buffer pending;
   private boolean flushScheduled;
+  /**
+   * Whether the response's write queue was full after the last write: only a write can fill it,
+   * so the relay's check after every engine chunk asks the response (a lock) only while it is.
+   */
+  private boolean full;
 
   SseOutput(HttpServerResponse response, boolean includeUsage) {
     this.sse = new SseWriter(response);
@@ -45,9 +50,6 @@ final class SseOutput implements ClientOutput {
 
   @Override
   public void write(ClientChunk chunk) {
-    if (sse.ended()) {
-      return;
-    }
     if (pending == null) {
       pending = Buffer.buffer(PENDING_CAPACITY);
     }
@@ -66,13 +68,17 @@ final class SseOutput implements ClientOutput {
     Buffer out = pending;
     pending = null;
     if (out != null && out.length() > 0) {
-      sse.writeFramed(out);
+      sse.writeFramed(out); // dropped if the stream ended or the client is gone
+      full = sse.writeQueueFull();
     }
   }
 
   @Override
   public boolean writeQueueFull() {
-    return sse.writeQueueFull();
+    if (full) {
+      full = sse.writeQueueFull();
+    }
+    return full;
   }
 
   @Override
