@@ -12,8 +12,9 @@
 # Knobs (environment): MODE (round-robin | disagg: a prefill and a decode null engine, every
 # request MLC's three MicroServing calls), CONNS (64), STREAM (1; 0 for non-streaming),
 # WARMUP_SECONDS (30), PROFILE_SECONDS (15), INTERVAL (sampling period, 1ms), PROMPT_LEN (32),
-# OUTPUT_LEN (16), ROUTER_JAVA_OPTS (-Xmx512m), ROUTER_EXTRA_ARGS, AP_VERSION (3.0), OUT_DIR,
-# KEEP_TMP=1.
+# OUTPUT_LEN (16), ROUTER_JAVA_OPTS (-Xmx512m plus -XX:+DebugNonSafepoints, without which the
+# JIT's inlined code is charged to the wrong frames: a 32-id prompt's JsonArray wrapping showed as
+# JsonFields.optInt), ROUTER_EXTRA_ARGS, AP_VERSION (3.0), OUT_DIR, KEEP_TMP=1.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib-serving.sh"
@@ -63,7 +64,7 @@ export NULL_ENGINE_JAVA_OPTS="$TANDEM_JAVA_OPTS"
 tb_log "starting the router ($MODE) in front of zero-cost null engine(s) on $ports"
 # shellcheck disable=SC2086
 tb_start "$WORK/router.log" env "${env_extra[@]}" NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS=0 \
-  TANDEM_JAVA_OPTS="${ROUTER_JAVA_OPTS:-$TANDEM_JAVA_OPTS}" "$TB_TANDEM" router "$WORK/model" --router-mode "$MODE" \
+  TANDEM_JAVA_OPTS="${ROUTER_JAVA_OPTS:-$TANDEM_JAVA_OPTS -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints}" "$TB_TANDEM" router "$WORK/model" --router-mode "$MODE" \
   --router-host 127.0.0.1 --router-port "$router_port" --endpoint-ports $ports \
   --log-dir "$WORK/logs" --engine mlc --python "$here/null-engine-python" ${ROUTER_EXTRA_ARGS:-}
 router_pid=$TB_LAST_PID
