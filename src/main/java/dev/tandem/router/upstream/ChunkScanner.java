@@ -66,7 +66,9 @@ final class ChunkScanner {
         if (keyIs(CHOICES)) {
           choices = nullLiteral() ? List.of() : choices();
         } else if (keyIs(USAGE) || keyIs(ERROR)) {
-          requireNull();
+          if (!nullLiteral()) {
+            return null; // a stream's usage record (once per request: no exception thrown)
+          }
         } else {
           skipValue(0);
         }
