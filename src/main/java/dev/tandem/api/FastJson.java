@@ -1,10 +1,13 @@
 package dev.tandem.api;
 
+import io.netty.buffer.Unpooled;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.EncodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.json.jackson.JacksonCodec;
+import java.nio.charset.StandardCharsets;
 
 /**
  * JSON of the request path with Jackson's streaming codec. Vert.x's {@code JsonObject.encode()},
@@ -12,6 +15,8 @@ import io.vertx.core.json.jackson.JacksonCodec;
  * class path (it is, for other libraries), which goes through an ObjectMapper's serializer lookup
  * for every value; the router encodes an engine body, decodes a client body and encodes an answer
  * per request, so those go through the streaming codec (same output: Vert.x's own value encoding).
+ * Encoding first tries {@link JsonBytes}, which writes the plain value types straight to bytes
+ * exactly as the codec does, and leaves anything else to the codec.
  */
 public final class FastJson {
 
@@ -20,6 +25,10 @@ public final class FastJson {
   private FastJson() {}
 
   public static Buffer toBuffer(JsonObject json) {
+    JsonBytes fast = JsonBytes.of(json);
+    if (fast != null) {
+      return BufferInternal.buffer(Unpooled.wrappedBuffer(fast.bytes(), 0, fast.length()));
+    }
     try {
       return CODEC.toBuffer(json, false);
     } catch (EncodeException notPlainJson) {
@@ -28,6 +37,10 @@ public final class FastJson {
   }
 
   public static String encode(JsonObject json) {
+    JsonBytes fast = JsonBytes.of(json);
+    if (fast != null) {
+      return new String(fast.bytes(), 0, fast.length(), StandardCharsets.UTF_8);
+    }
     try {
       return CODEC.toString(json, false);
     } catch (EncodeException notPlainJson) {

@@ -1,6 +1,7 @@
 package dev.tandem.router.dispatch;
 
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import dev.tandem.api.FastJson;
 import dev.tandem.api.SseWriter;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
@@ -67,7 +68,7 @@ final class ClientChunks {
 
   private byte[] ssePrefix() {
     if (ssePrefix == null) {
-      String head = envelope(new JsonArray(), null).encode();
+      String head = FastJson.encode(envelope(new JsonArray(), null));
       // {"id":..,"model":..,"choices":[],"usage":null} -> data: {"id":..,"choices":[{"index":
       ssePrefix = bytes(SseWriter.DATA + head.substring(0, head.lastIndexOf("[],\"usage\":null}"))
           + "[{\"index\":");

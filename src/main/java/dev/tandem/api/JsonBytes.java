@@ -1,0 +1,213 @@
+package dev.tandem.api;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The fast path of {@link FastJson}'s encoding: writes a JSON tree of the plain value types
+ * (objects and arrays as Vert.x holds them, strings, int, long, finite double and float, booleans,
+ * null) straight into a byte array, byte for byte as Jackson writes it (same escapes, same number
+ * forms). At anything else (another value type, a NaN, a lone UTF-16 surrogate) it stops and says
+ * so, and Jackson writes the value. The router encodes an engine body and a stream's usage chunk
+ * per request; Jackson's generator set-up and Vert.x's type dispatch per value were most of that.
+ */
+final class JsonBytes {
+
+  private static final byte[] HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] NULL = {'n', 'u', 'l', 'l'};
+  private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
+  private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
+  private static final int MAX_DEPTH = 64;
+
+  private byte[] bytes = new byte[256];
+  private int length;
+
+  private JsonBytes() {}
+
+  /** {@code value}'s JSON, or null when Jackson must write it. */
+  static JsonBytes of(Object value) {
+    JsonBytes out = new JsonBytes();
+    return value(value, out, 0) ? out : null;
+  }
+
+  byte[] bytes() {
+    return bytes;
+  }
+
+  int length() {
+    return length;
+  }
+
+  private JsonBytes writeByte(int b) {
+    if (length == bytes.length) {
+      bytes = Arrays.copyOf(bytes, length * 2);
+    }
+    bytes[length++] = (byte) b;
+    return this;
+  }
+
+  private void writeBytes(byte[] b) {
+    ensureWritable(b.length);
+    System.arraycopy(b, 0, bytes, length, b.length);
+    length += b.length;
+  }
+
+  private void ensureWritable(int n) {
+    if (length + n > bytes.length) {
+      bytes = Arrays.copyOf(bytes, Math.max(length + n, bytes.length * 2));
+    }
+  }
+
+  private static boolean value(Object v, JsonBytes out, int depth) {
+    if (v == null) {
+      out.writeBytes(NULL);
+      return true;
+    }
+    if (v instanceof String s) {
+      return string(s, out);
+    }
+    if (v instanceof Integer i) {
+      writeAscii(out, Integer.toString(i));
+      return true;
+    }
+    if (v instanceof Long l) {
+      writeAscii(out, Long.toString(l));
+      return true;
+    }
+    if (v instanceof Boolean b) {
+      out.writeBytes(b ? TRUE : FALSE);
+      return true;
+    }
+    if (v instanceof Double d) {
+      if (!Double.isFinite(d)) {
+        return false;
+      }
+      writeAscii(out, Double.toString(d));
+      return true;
+    }
+    if (v instanceof Float f) {
+      if (!Float.isFinite(f)) {
+        return false;
+      }
+      writeAscii(out, Float.toString(f));
+      return true;
+    }
+    if (depth >= MAX_DEPTH) {
+      return false;
+    }
+    if (v instanceof JsonObject o) {
+      return object(o.getMap(), out, depth);
+    }
+    if (v instanceof JsonArray a) {
+      return array(a.getList(), out, depth);
+    }
+    if (v instanceof Map<?, ?> m) {
+      return object(m, out, depth);
+    }
+    if (v instanceof List<?> l) {
+      return array(l, out, depth);
+    }
+    return false;
+  }
+
+  private static boolean object(Map<?, ?> map, JsonBytes out, int depth) {
+    out.writeByte('{');
+    boolean first = true;
+    for (Map.Entry<?, ?> e : map.entrySet()) {
+      if (!(e.getKey() instanceof String key)) {
+        return false;
+      }
+      if (!first) {
+        out.writeByte(',');
+      }
+      first = false;
+      if (!string(key, out)) {
+        return false;
+      }
+      out.writeByte(':');
+      if (!value(e.getValue(), out, depth + 1)) {
+        return false;
+      }
+    }
+    out.writeByte('}');
+    return true;
+  }
+
+  private static boolean array(List<?> list, JsonBytes out, int depth) {
+    out.writeByte('[');
+    for (int i = 0, n = list.size(); i < n; i++) {
+      if (i > 0) {
+        out.writeByte(',');
+      }
+      if (!value(list.get(i), out, depth + 1)) {
+        return false;
+      }
+    }
+    out.writeByte(']');
+    return true;
+  }
+
+  /** A quoted string with Jackson's escapes; false at a lone surrogate (Jackson refuses it). */
+  private static boolean string(String s, JsonBytes out) {
+    out.writeByte('"');
+    int n = s.length();
+    out.ensureWritable(n + 2);
+    for (int i = 0; i < n; i++) {
+      char c = s.charAt(i);
+      if (c < 0x80) {
+        if (c >= 0x20 && c != '"' && c != '\\') {
+          out.writeByte(c);
+        } else {
+          escape(c, out);
+        }
+      } else if (c < 0x800) {
+        out.writeByte(0xc0 | (c >> 6));
+        out.writeByte(0x80 | (c & 0x3f));
+      } else if (Character.isSurrogate(c)) {
+        if (!Character.isHighSurrogate(c) || i + 1 >= n || !Character.isLowSurrogate(s.charAt(i + 1))) {
+          return false;
+        }
+        int cp = Character.toCodePoint(c, s.charAt(++i));
+        out.writeByte(0xf0 | (cp >> 18));
+        out.writeByte(0x80 | ((cp >> 12) & 0x3f));
+        out.writeByte(0x80 | ((cp >> 6) & 0x3f));
+        out.writeByte(0x80 | (cp & 0x3f));
+      } else {
+        out.writeByte(0xe0 | (c >> 12));
+        out.writeByte(0x80 | ((c >> 6) & 0x3f));
+        out.writeByte(0x80 | (c & 0x3f));
+      }
+    }
+    out.writeByte('"');
+    return true;
+  }
+
+  private static void escape(char c, JsonBytes out) {
+    out.writeByte('\\');
+    switch (c) {
+      case '"' -> out.writeByte('"');
+      case '\\' -> out.writeByte('\\');
+      case '\b' -> out.writeByte('b');
+      case '\t' -> out.writeByte('t');
+      case '\n' -> out.writeByte('n');
+      case '\f' -> out.writeByte('f');
+      case '\r' -> out.writeByte('r');
+      default -> {
+        out.writeByte('u').writeByte('0').writeByte('0');
+        out.writeByte(HEX[c >> 4]).writeByte(HEX[c & 0xf]);
+      }
+    }
+  }
+
+  private static void writeAscii(JsonBytes out, String digits) {
+    int n = digits.length();
+    out.ensureWritable(n);
+    for (int i = 0; i < n; i++) {
+      out.bytes[out.length++] = (byte) digits.charAt(i);
+    }
+  }
+}
