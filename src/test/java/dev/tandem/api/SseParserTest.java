@@ -66,4 +66,26 @@ class SseParserTest {
     java.util.Arrays.fill(big, (byte) 'a');
     assertThrows(IllegalStateException.class, () -> p.feed(Buffer.buffer(big)));
   }
+
+  /** The word-at-a-time search finds the first CR or LF at every offset, or none. */
+  @Test
+  void lineEndFindsTheFirstCrOrLfAnywhere() {
+    java.util.Random r = new java.util.Random(3);
+    for (int n = 0; n < 20000; n++) {
+      byte[] b = new byte[r.nextInt(40)];
+      for (int i = 0; i < b.length; i++) {
+        int k = r.nextInt(12);
+        b[i] = (byte) (k == 0 ? '\n' : k == 1 ? '\r' : k == 2 ? 0x8a : k == 3 ? 0x0b : r.nextInt(256));
+      }
+      int from = b.length == 0 ? 0 : r.nextInt(b.length + 1);
+      int expected = -1;
+      for (int i = from; i < b.length; i++) {
+        if (b[i] == '\n' || b[i] == '\r') {
+          expected = i;
+          break;
+        }
+      }
+      assertEquals(expected, SseParser.lineEnd(b, from, b.length), java.util.Arrays.toString(b));
+    }
+  }
 }
