@@ -1,6 +1,9 @@
 package dev.tandem.router.upstream;
 
 import io.vertx.core.Vertx;
+import io.vertx.core.internal.ContextInternal;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -8,18 +11,24 @@ import java.util.function.Supplier;
  * Ends one upstream HTTP call exactly once: success, failure, stage timeout or cancellation,
  * whichever comes first. On failure the request is reset (for HTTP/1.1 the connection is closed),
  * which is how an engine learns that nobody waits for its answer and aborts the request.
+ *
+ * <p>The stage timer is a task on the context's Netty event loop, not a Vert.x timer: nearly every
+ * call cancels it, and Vert.x's timer map and close hooks made arming and cancelling ~2% of the
+ * router's event loop. A firing timer runs on the context like any task.
  */
 final class CallGuard {
 
-  private final Vertx vertx;
+  private final ContextInternal context;
   private final Consumer<Throwable> onFailure;
   private final Runnable unregisterCancel;
   private Runnable requestReset;
-  private long timerId = -1;
+  private ScheduledFuture<?> timer;
+  /** Which arming a firing timer belongs to: one cancelled too late must not fail the call. */
+  private int timerArmed;
   private boolean finished;
 
   CallGuard(Vertx vertx, Cancellation cancel, Consumer<Throwable> onFailure) {
-    this.vertx = vertx;
+    this.context = (ContextInternal) vertx.getOrCreateContext();
     this.onFailure = onFailure;
     this.unregisterCancel = cancel.onCancel(() -> fail(new ClientGoneException()));
   }
@@ -45,23 +54,23 @@ final class CallGuard {
     if (finished || millis <= 0) {
       return;
     }
-    long id = vertx.setTimer(millis, fired -> {
-      if (timerId != fired) {
-        return;
+    int armed = ++timerArmed;
+    timer = context.nettyEventLoop().schedule(() -> context.runOnContext(v -> {
+      if (timer == null || armed != timerArmed) {
+        return; // disarmed or re-armed since
       }
-      timerId = -1;
+      timer = null;
       Throwable cause = error.get();
       if (cause != null) {
         fail(cause);
       }
-    });
-    timerId = id;
+    }), millis, TimeUnit.MILLISECONDS);
   }
 
   void disarmTimer() {
-    if (timerId >= 0) {
-      vertx.cancelTimer(timerId);
-      timerId = -1;
+    if (timer != null) {
+      timer.cancel(false);
+      timer = null;
     }
   }
 
