@@ -23,9 +23,9 @@ import dev.tandem.tokenizer.TextTokenizer;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
-import java.security.SecureRandom;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 
 /**
@@ -38,7 +38,6 @@ public final class CompletionService {
   private static final Set<String> ROUTER_FIELDS = Set.of("model", "prompt", "n", "max_tokens",
       "echo", "suffix", "stream", "stream_options", "user", "debug_config", "return_token_ids",
       "seed");
-  private static final SecureRandom SEEDS = new SecureRandom();
 
   private final Vertx vertx;
   private final ModelInfo model;
@@ -127,8 +126,11 @@ public final class CompletionService {
     if (r.ignoreEos()) {
       engineFields.put("debug_config", new JsonObject().put("ignore_eos", true));
     }
-    // A sampling request without a seed gets one, so a replay reproduces what was delivered.
-    Long seed = r.seed() != null ? r.seed() : r.temperature() == 0 ? null : SEEDS.nextLong() >>> 1;
+    // A sampling request without a seed gets one, so a replay reproduces what was delivered. It
+    // only has to differ between requests, not be unguessable: no SecureRandom (its lock was 1% of
+    // the event loop).
+    Long seed = r.seed() != null ? r.seed() : r.temperature() == 0 ? null
+        : ThreadLocalRandom.current().nextLong() >>> 1;
     if (seed != null) {
       engineFields.put("seed", seed);
     }
