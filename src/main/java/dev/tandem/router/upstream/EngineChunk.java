@@ -53,8 +53,7 @@ public record EngineChunk(List<Choice> choices, Integer completionTokens, JsonOb
         throw new IllegalArgumentException("not a JSON object");
       }
       List<Choice> choices = List.of();
-      Integer completionTokens = null;
-      JsonObject extra = null;
+      JsonObject usage = null;
       boolean error = false;
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String field = p.currentName();
@@ -63,11 +62,7 @@ public record EngineChunk(List<Choice> choices, Integer completionTokens, JsonOb
           case "choices" -> choices = t == JsonToken.VALUE_NULL ? List.of() : choices(p, t);
           case "usage" -> {
             if (t == JsonToken.START_OBJECT) {
-              JsonObject usage = object(p);
-              if (usage.getValue("completion_tokens") instanceof Number n) {
-                completionTokens = n.intValue();
-              }
-              extra = usage.getValue("extra") instanceof JsonObject x ? x : null;
+              usage = object(p);
             } else if (t != JsonToken.VALUE_NULL) {
               throw new IllegalArgumentException("usage is not an object");
             }
@@ -82,11 +77,23 @@ public record EngineChunk(List<Choice> choices, Integer completionTokens, JsonOb
       if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
         throw new IllegalArgumentException("not one JSON object");
       }
-      return new EngineChunk(choices, completionTokens, extra,
-          error ? Buffer.buffer().appendBytes(bytes, offset, length) : null);
+      return of(choices, usage, error ? Buffer.buffer().appendBytes(bytes, offset, length) : null);
     } catch (IOException e) {
       throw new IllegalArgumentException("invalid JSON: " + e.getMessage(), e);
     }
+  }
+
+  /** A chunk with {@code usage} (null for none) read as the router reads it. */
+  static EngineChunk of(List<Choice> choices, JsonObject usage, Buffer error) {
+    Integer completionTokens = null;
+    JsonObject extra = null;
+    if (usage != null) {
+      if (usage.getValue("completion_tokens") instanceof Number n) {
+        completionTokens = n.intValue();
+      }
+      extra = usage.getValue("extra") instanceof JsonObject x ? x : null;
+    }
+    return new EngineChunk(choices, completionTokens, extra, error);
   }
 
   private static List<Choice> choices(JsonParser p, JsonToken t) throws IOException {

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Random;
@@ -31,11 +33,18 @@ class ChunkScannerTest {
       "{}",
       "{\"choices\":[{}]}",
       "{\"error\":null,\"usage\":null,\"choices\":[{\"logprobs\":null,\"index\":999999999}]}",
-      "{\"choices\":[{\"index\":0,\"text\":\"\\u0000\\u001f\\b\\f\\r\",\"token_ids\":[0,7,123456789]}]}");
+      "{\"choices\":[{\"index\":0,\"text\":\"\\u0000\\u001f\\b\\f\\r\",\"token_ids\":[0,7,123456789]}]}",
+      "{\"id\":\"cmpl-1\",\"choices\":[],\"usage\":{\"prompt_tokens\":32,\"completion_tokens\":16,"
+          + "\"total_tokens\":48,\"extra\":{\"ttft_s\":1.25E-4,\"end_to_end_latency_s\":0.0021,"
+          + "\"output_token_ids\":[[1,2,3],[]],\"big\":2147483648,\"neg\":-2147483648,"
+          + "\"long\":-123456789012345678,\"z\":-0,\"f\":-0.0,\"e\":1e400,\"t\":true,\"n\":null,"
+          + "\"s\":\"\\u00e9\u00e9\",\"o\":{\"k\\\"\":[false,{}]}}}}",
+      "{\"usage\":{\"completion_tokens\":2.9,\"extra\":[1]},\"usage\":{\"completion_tokens\":7}}",
+      "{\"usage\":{}}");
 
   /** Jackson reads these; the scanner leaves them to it. */
   private static final List<String> LEFT_TO_JACKSON = List.of(
-      "{\"choices\":[],\"usage\":{\"completion_tokens\":3}}",
+      "{\"choices\":[],\"usage\":{\"completion_tokens\":3,\"n\":12345678901234567890}}",
       "{\"error\":{\"message\":\"boom\"}}",
       "{\"choices\":[{\"index\":0,\"text\":\"a\",\"logprobs\":{\"tokens\":[\"a\"]}}]}",
       "{\"choices\":[{\"index\":1234567890}]}",
@@ -160,7 +169,25 @@ class ChunkScannerTest {
       assertEquals(e.logprobs(), a.logprobs(), json);
     }
     assertEquals(expected.completionTokens(), actual.completionTokens(), json);
-    assertEquals(expected.usageExtra(), actual.usageExtra(), json);
+    // as text: JsonObject.equals takes 1, 1L and 1.0 for one another
+    assertEquals(expected.usageExtra() == null ? null : expected.usageExtra().encode(),
+        actual.usageExtra() == null ? null : actual.usageExtra().encode(), json);
+    assertEquals(types(expected.usageExtra()), types(actual.usageExtra()), json);
     assertEquals(expected.error() == null, actual.error() == null, json);
+  }
+
+  /** Every value's class, depth first: the number types must be Jackson's too. */
+  private static String types(Object v) {
+    if (v instanceof JsonObject o) {
+      StringBuilder sb = new StringBuilder("{");
+      o.getMap().forEach((k, x) -> sb.append(k).append('=').append(types(x)).append(','));
+      return sb.append('}').toString();
+    }
+    if (v instanceof JsonArray a) {
+      StringBuilder sb = new StringBuilder("[");
+      a.getList().forEach(x -> sb.append(types(x)).append(','));
+      return sb.append(']').toString();
+    }
+    return v == null ? "null" : v.getClass().getSimpleName();
   }
 }

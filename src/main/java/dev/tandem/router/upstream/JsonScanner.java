@@ -1,0 +1,391 @@
+package dev.tandem.router.upstream;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Reading JSON straight from bytes, as strictly as Jackson reads it, for {@link ChunkScanner}:
+ * white space, punctuation, strings (escapes, well-formed UTF-8 only), numbers, literals, values
+ * skipped or built as Vert.x's types. At anything Jackson would refuse, or might read differently
+ * (beyond its read constraints, a number too long to read as it does), it throws {@link #GIVE_UP}
+ * and the caller leaves the input to Jackson.
+ */
+abstract class JsonScanner {
+
+  /** Thrown to give up; carries no stack trace. */
+  static final class GiveUp extends RuntimeException {
+    GiveUp() {
+      super(null, null, false, false);
+    }
+  }
+
+  static final GiveUp GIVE_UP = new GiveUp();
+  private static final int MAX_DEPTH = 32;
+  /** Beyond these Jackson's read constraints may refuse what this would read. */
+  private static final int MAX_NUMBER = 500;
+  private static final int MAX_STRING = 1 << 20;
+
+  final byte[] b;
+  final int end;
+  int i;
+
+  JsonScanner(byte[] bytes, int offset, int end) {
+    this.b = bytes;
+    this.i = offset;
+    this.end = end;
+  }
+
+  /** After white space: consumes {@code null} when it is there. */
+  boolean nullLiteral() {
+    ws();
+    if (i + 4 <= end && b[i] == 'n' && b[i + 1] == 'u' && b[i + 2] == 'l' && b[i + 3] == 'l') {
+      i += 4;
+      return true;
+    }
+    return false;
+  }
+
+  void requireNull() {
+    if (!nullLiteral()) {
+      throw GIVE_UP;
+    }
+  }
+
+  /** A string value at {@code i}, decoded. */
+  String string() {
+    expect('"');
+    int from = i;
+    while (i < end) {
+      byte c = b[i];
+      if (c == '"') {
+        if (i - from > MAX_STRING) {
+          throw GIVE_UP;
+        }
+        return new String(b, from, i++ - from, StandardCharsets.ISO_8859_1); // all ASCII
+      }
+      if (c < 0x20 || c == '\\') {
+        break;
+      }
+      i++;
+    }
+    // escapes or non-ASCII: decode the rest piece by piece
+    StringBuilder out = new StringBuilder(i - from + 16).append(new String(b, from, i - from,
+        StandardCharsets.ISO_8859_1));
+    while (true) {
+      if (i >= end) {
+        throw GIVE_UP;
+      }
+      byte c = b[i];
+      if (c == '"') {
+        i++;
+        if (out.length() > MAX_STRING) {
+          throw GIVE_UP;
+        }
+        return out.toString();
+      }
+      if (c == '\\') {
+        out.append(escape());
+      } else if (c < 0) {
+        int at = i;
+        utf8Character();
+        out.append(new String(b, at, i - at, StandardCharsets.UTF_8));
+      } else if (c < 0x20) {
+        throw GIVE_UP;
+      } else {
+        out.append((char) c);
+        i++;
+      }
+    }
+  }
+
+  /** The escape at {@code i} (a backslash): its character. */
+  char escape() {
+    if (i + 1 >= end) {
+      throw GIVE_UP;
+    }
+    byte e = b[i + 1];
+    i += 2;
+    switch (e) {
+      case '"': return '"';
+      case '\\': return '\\';
+      case '/': return '/';
+      case 'b': return '\b';
+      case 'f': return '\f';
+      case 'n': return '\n';
+      case 'r': return '\r';
+      case 't': return '\t';
+      case 'u': {
+        if (i + 4 > end) {
+          throw GIVE_UP;
+        }
+        int v = 0;
+        for (int k = 0; k < 4; k++) {
+          int d = Character.digit(b[i++], 16);
+          if (d < 0) {
+            throw GIVE_UP;
+          }
+          v = v * 16 + d;
+        }
+        return (char) v;
+      }
+      default:
+        throw GIVE_UP;
+    }
+  }
+
+  /** One well-formed UTF-8 character of 2 to 4 bytes (no overlong form, no surrogate). */
+  void utf8Character() {
+    int lead = b[i] & 0xff;
+    int n;
+    int min = 0x80;
+    int max = 0xbf; // the allowed range of the second byte
+    if (lead >= 0xc2 && lead <= 0xdf) {
+      n = 2;
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+      n = 3;
+      min = lead == 0xe0 ? 0xa0 : 0x80;
+      max = lead == 0xed ? 0x9f : 0xbf;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+      n = 4;
+      min = lead == 0xf0 ? 0x90 : 0x80;
+      max = lead == 0xf4 ? 0x8f : 0xbf;
+    } else {
+      throw GIVE_UP;
+    }
+    if (i + n > end) {
+      throw GIVE_UP;
+    }
+    for (int k = 1; k < n; k++) {
+      int c = b[i + k] & 0xff;
+      if (c < (k == 1 ? min : 0x80) || c > (k == 1 ? max : 0xbf)) {
+        throw GIVE_UP;
+      }
+    }
+    i += n;
+  }
+
+  /** An object, built as Jackson's reading of it: Vert.x's value types, numbers as Jackson's. */
+  JsonObject objectValue(int depth) {
+    expect('{');
+    JsonObject o = new JsonObject();
+    if (!emptyContainer('}')) {
+      do {
+        ws();
+        String key = string();
+        expect(':');
+        o.put(key, value(depth + 1));
+      } while (next('}'));
+    }
+    return o;
+  }
+
+  Object value(int depth) {
+    ws();
+    if (i >= end || depth > MAX_DEPTH) {
+      throw GIVE_UP;
+    }
+    switch (b[i]) {
+      case '"':
+        return string();
+      case '{':
+        return objectValue(depth);
+      case '[': {
+        i++;
+        JsonArray a = new JsonArray();
+        if (!emptyContainer(']')) {
+          do {
+            a.add(value(depth + 1));
+          } while (next(']'));
+        }
+        return a;
+      }
+      case 't':
+        literal("true");
+        return Boolean.TRUE;
+      case 'f':
+        literal("false");
+        return Boolean.FALSE;
+      case 'n':
+        literal("null");
+        return null;
+      default:
+        return number();
+    }
+  }
+
+  /** An integer as Integer when it fits, else Long (Jackson's getNumberValue); a fraction as double. */
+  Number number() {
+    int from = i;
+    skipNumber();
+    String text = new String(b, from, i - from, StandardCharsets.ISO_8859_1);
+    boolean integral = true;
+    for (int k = from; k < i; k++) {
+      integral &= b[k] != '.' && b[k] != 'e' && b[k] != 'E';
+    }
+    if (!integral) {
+      return Double.parseDouble(text);
+    }
+    if (text.length() > (b[from] == '-' ? 19 : 18)) {
+      throw GIVE_UP; // a BigInteger, perhaps
+    }
+    long v = Long.parseLong(text);
+    return v == (int) v ? (Number) (int) v : (Number) v;
+  }
+
+  /** Any JSON value, checked but not kept. */
+  void skipValue(int depth) {
+    ws();
+    if (i >= end || depth > MAX_DEPTH) {
+      throw GIVE_UP;
+    }
+    switch (b[i]) {
+      case '"' -> skipString();
+      case '{' -> {
+        i++;
+        if (!emptyContainer('}')) {
+          do {
+            ws();
+            skipString();
+            ws();
+            expect(':');
+            skipValue(depth + 1);
+          } while (next('}'));
+        }
+      }
+      case '[' -> {
+        i++;
+        if (!emptyContainer(']')) {
+          do {
+            skipValue(depth + 1);
+          } while (next(']'));
+        }
+      }
+      case 't' -> literal("true");
+      case 'f' -> literal("false");
+      case 'n' -> literal("null");
+      default -> skipNumber();
+    }
+  }
+
+  void skipString() {
+    expect('"');
+    int from = i;
+    while (true) {
+      if (i >= end) {
+        throw GIVE_UP;
+      }
+      byte c = b[i];
+      if (c == '"') {
+        if (i - from > MAX_STRING) {
+          throw GIVE_UP;
+        }
+        i++;
+        return;
+      }
+      if (c == '\\') {
+        escape();
+      } else if (c < 0) {
+        utf8Character();
+      } else if (c < 0x20) {
+        throw GIVE_UP;
+      } else {
+        i++;
+      }
+    }
+  }
+
+  void literal(String word) {
+    if (i + word.length() > end) {
+      throw GIVE_UP;
+    }
+    for (int k = 0; k < word.length(); k++) {
+      if (b[i + k] != word.charAt(k)) {
+        throw GIVE_UP;
+      }
+    }
+    i += word.length();
+  }
+
+  /** {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?} */
+  void skipNumber() {
+    int from = i;
+    if (i < end && b[i] == '-') {
+      i++;
+    }
+    if (i < end && b[i] == '0') {
+      i++;
+    } else if (digits() == 0) {
+      throw GIVE_UP;
+    }
+    if (i < end && b[i] == '.') {
+      i++;
+      if (digits() == 0) {
+        throw GIVE_UP;
+      }
+    }
+    if (i < end && (b[i] == 'e' || b[i] == 'E')) {
+      i++;
+      if (i < end && (b[i] == '+' || b[i] == '-')) {
+        i++;
+      }
+      if (digits() == 0) {
+        throw GIVE_UP;
+      }
+    }
+    if (i - from > MAX_NUMBER) {
+      throw GIVE_UP;
+    }
+  }
+
+  int digits() {
+    int from = i;
+    while (i < end && b[i] >= '0' && b[i] <= '9') {
+      i++;
+    }
+    return i - from;
+  }
+
+  /** After an opening bracket: consumes {@code close} if the container is empty. */
+  boolean emptyContainer(char close) {
+    ws();
+    if (i < end && b[i] == close) {
+      i++;
+      return true;
+    }
+    return false;
+  }
+
+  /** After a member: true at a comma (another follows), false at {@code close}. */
+  boolean next(char close) {
+    ws();
+    if (i < end) {
+      byte c = b[i++];
+      if (c == ',') {
+        return true;
+      }
+      if (c == close) {
+        return false;
+      }
+    }
+    throw GIVE_UP;
+  }
+
+  void expect(char c) {
+    ws();
+    if (i >= end || b[i] != c) {
+      throw GIVE_UP;
+    }
+    i++;
+  }
+
+  void ws() {
+    while (i < end) {
+      byte c = b[i];
+      if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+        return;
+      }
+      i++;
+    }
+  }
+}
