@@ -29,6 +29,17 @@ public final class FastJson {
     if (fast != null) {
       return BufferInternal.buffer(Unpooled.wrappedBuffer(fast.bytes(), 0, fast.length()));
     }
+    return jackson(json);
+  }
+
+  /** Appends {@code json}'s encoding to {@code out} (without an intermediate buffer). */
+  public static Buffer appendTo(Buffer out, JsonObject json) {
+    JsonBytes fast = JsonBytes.of(json);
+    return fast != null ? out.appendBytes(fast.bytes(), 0, fast.length())
+        : out.appendBuffer(jackson(json));
+  }
+
+  private static Buffer jackson(JsonObject json) {
     try {
       return CODEC.toBuffer(json, false);
     } catch (EncodeException notPlainJson) {

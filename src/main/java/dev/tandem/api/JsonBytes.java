@@ -23,7 +23,7 @@ final class JsonBytes {
   private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
   private static final int MAX_DEPTH = 64;
 
-  private byte[] bytes = new byte[256];
+  private byte[] bytes = new byte[512]; // an engine body for a short prompt fits
   private int length;
 
   private JsonBytes() {}

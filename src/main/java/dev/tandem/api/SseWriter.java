@@ -87,7 +87,7 @@ public final class SseWriter {
     ended = true;
     Buffer tail = events != null ? events : Buffer.buffer(DONE.length() + (last == null ? 0 : 256));
     if (last != null) {
-      tail.appendString(DATA).appendBuffer(FastJson.toBuffer(last)).appendString(EVENT_END);
+      FastJson.appendTo(tail.appendString(DATA), last).appendString(EVENT_END);
     }
     tail.appendString(DONE);
     if (!response.headWritten()) {

@@ -32,6 +32,8 @@ class JsonBytesTest {
     assertEquals(expected, fast(json));
     assertEquals(expected, FastJson.encode(json));
     assertEquals(expected, FastJson.toBuffer(json).toString(StandardCharsets.UTF_8));
+    assertEquals("x" + expected, FastJson.appendTo(io.vertx.core.buffer.Buffer.buffer("x"), json)
+        .toString(StandardCharsets.UTF_8));
   }
 
   @Test
@@ -82,6 +84,8 @@ class JsonBytesTest {
     JsonObject json = new JsonObject().put("t", Instant.EPOCH).put("b", new byte[] {1, 2})
         .put("d", BigDecimal.TEN);
     assertEquals(CODEC.toString(json, false), FastJson.encode(json));
+    assertEquals(CODEC.toString(json, false), FastJson.appendTo(io.vertx.core.buffer.Buffer.buffer(),
+        json).toString(StandardCharsets.UTF_8));
     assertNotNull(fast(new JsonObject().put("deep", nest(60))));
     assertNull(fast(new JsonObject().put("deep", nest(70))));
   }

@@ -25,10 +25,10 @@ final class SseOutput implements ClientOutput {
   private static final int MAX_PENDING = 64 * 1024;
   /**
    * What a pending buffer starts with: room for a short answer's deltas that arrive in one read
-   * (16 of them are ~3 KiB), so that they do not grow and copy it twice; a heap buffer that is
-   * not zeroed, so a single delta does not pay for the room.
+   * (16 of them and the usage chunk are over 4 KiB), so that it does not grow and copy; a heap
+   * buffer that is not zeroed, so a single delta does not pay for the room.
    */
-  private static final int PENDING_CAPACITY = 4096;
+  private static final int PENDING_CAPACITY = 8192;
 
   private final SseWriter sse;
   private final boolean includeUsage;
