@@ -1,5 +1,6 @@
 package dev.tandem.api;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.internal.buffer.BufferInternal;
@@ -16,7 +17,8 @@ import java.nio.charset.StandardCharsets;
  * for every value; the router encodes an engine body, decodes a client body and encodes an answer
  * per request, so those go through the streaming codec (same output: Vert.x's own value encoding).
  * Encoding first tries {@link JsonBytes}, which writes the plain value types straight to bytes
- * exactly as the codec does, and leaves anything else to the codec.
+ * exactly as the codec does, and parsing {@link JsonTree}, which reads as the codec reads; both
+ * leave anything else (and anything malformed, for the codec's error message) to the codec.
  */
 public final class FastJson {
 
@@ -66,6 +68,14 @@ public final class FastJson {
    * @throws DecodeException when it is not one
    */
   public static JsonObject parseObject(Buffer body) {
+    ByteBuf bytes = ((BufferInternal) body).getByteBuf(); // shares the body's bytes
+    if (bytes.hasArray()) {
+      JsonObject fast = JsonTree.object(bytes.array(), bytes.arrayOffset() + bytes.readerIndex(),
+          bytes.readableBytes());
+      if (fast != null) {
+        return fast;
+      }
+    }
     if (CODEC.fromBuffer(body, Object.class) instanceof JsonObject object) {
       return object;
     }

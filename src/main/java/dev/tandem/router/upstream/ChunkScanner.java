@@ -1,5 +1,6 @@
 package dev.tandem.router.upstream;
 
+import dev.tandem.api.JsonTree;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -15,9 +16,9 @@ import java.util.List;
  * Jackson does, anything malformed. Jackson then parses the chunk, so what is accepted and what
  * an engine's bad chunk is told are Jackson's; this only saves the parser's set-up and symbol
  * table per chunk, which was most of the router's JSON cost per streamed token (BENCHMARKS.md,
- * issue 14). The JSON itself is read by {@link JsonScanner}; this class knows the chunk's shape.
+ * issue 14). The JSON itself is read by {@link JsonTree}; this class knows the chunk's shape.
  */
-final class ChunkScanner extends JsonScanner {
+final class ChunkScanner extends JsonTree {
 
   private static final byte[] CHOICES = ascii("choices");
   private static final byte[] USAGE = ascii("usage");

@@ -1,43 +1,42 @@
-package dev.tandem.router.upstream;
+package dev.tandem.api;
 
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Reading JSON straight from bytes, as strictly as Jackson reads it, for {@link ChunkScanner}:
- * white space, punctuation, strings (escapes, well-formed UTF-8 only), numbers, literals, values
- * skipped or built as Vert.x's types. At anything Jackson would refuse, or might read differently
- * (beyond its read constraints, a number too long to read as it does), it throws {@link #GIVE_UP}
- * and the caller leaves the input to Jackson.
+ * Reading JSON straight from bytes, as strictly as Jackson reads it (the router's engine chunks,
+ * {@code dev.tandem.router.upstream.ChunkScanner}; request bodies, {@link FastJson}): white
+ * space, punctuation, strings (escapes, well-formed UTF-8 only), numbers, literals, values
+ * skipped ({@link JsonTree} builds them). At anything Jackson would refuse or might read
+ * differently (beyond its read constraints, a number too long to read as it does) it throws
+ * {@link #GIVE_UP}, and the caller leaves the input to Jackson.
  */
-abstract class JsonScanner {
+public abstract class JsonScanner {
 
   /** Thrown to give up; carries no stack trace. */
-  static final class GiveUp extends RuntimeException {
+  protected static final class GiveUp extends RuntimeException {
     GiveUp() {
       super(null, null, false, false);
     }
   }
 
-  static final GiveUp GIVE_UP = new GiveUp();
-  private static final int MAX_DEPTH = 32;
+  protected static final GiveUp GIVE_UP = new GiveUp();
+  protected static final int MAX_DEPTH = 32;
   /** Beyond these Jackson's read constraints may refuse what this would read. */
   private static final int MAX_NUMBER = 500;
   private static final int MAX_STRING = 1 << 20;
 
-  final byte[] b;
-  final int end;
-  int i;
+  protected final byte[] b;
+  protected final int end;
+  protected int i;
 
-  JsonScanner(byte[] bytes, int offset, int end) {
+  protected JsonScanner(byte[] bytes, int offset, int end) {
     this.b = bytes;
     this.i = offset;
     this.end = end;
   }
 
   /** After white space: consumes {@code null} when it is there. */
-  boolean nullLiteral() {
+  protected boolean nullLiteral() {
     ws();
     if (i + 4 <= end && b[i] == 'n' && b[i + 1] == 'u' && b[i + 2] == 'l' && b[i + 3] == 'l') {
       i += 4;
@@ -46,14 +45,14 @@ abstract class JsonScanner {
     return false;
   }
 
-  void requireNull() {
+  protected void requireNull() {
     if (!nullLiteral()) {
       throw GIVE_UP;
     }
   }
 
   /** A string value at {@code i}, decoded. */
-  String string() {
+  protected String string() {
     expect('"');
     int from = i;
     while (i < end) {
@@ -100,7 +99,7 @@ abstract class JsonScanner {
   }
 
   /** The escape at {@code i} (a backslash): its character. */
-  char escape() {
+  protected char escape() {
     if (i + 1 >= end) {
       throw GIVE_UP;
     }
@@ -135,7 +134,7 @@ abstract class JsonScanner {
   }
 
   /** One well-formed UTF-8 character of 2 to 4 bytes (no overlong form, no surrogate). */
-  void utf8Character() {
+  protected void utf8Character() {
     int lead = b[i] & 0xff;
     int n;
     int min = 0x80;
@@ -165,76 +164,8 @@ abstract class JsonScanner {
     i += n;
   }
 
-  /** An object, built as Jackson's reading of it: Vert.x's value types, numbers as Jackson's. */
-  JsonObject objectValue(int depth) {
-    expect('{');
-    JsonObject o = new JsonObject();
-    if (!emptyContainer('}')) {
-      do {
-        ws();
-        String key = string();
-        expect(':');
-        o.put(key, value(depth + 1));
-      } while (next('}'));
-    }
-    return o;
-  }
-
-  Object value(int depth) {
-    ws();
-    if (i >= end || depth > MAX_DEPTH) {
-      throw GIVE_UP;
-    }
-    switch (b[i]) {
-      case '"':
-        return string();
-      case '{':
-        return objectValue(depth);
-      case '[': {
-        i++;
-        JsonArray a = new JsonArray();
-        if (!emptyContainer(']')) {
-          do {
-            a.add(value(depth + 1));
-          } while (next(']'));
-        }
-        return a;
-      }
-      case 't':
-        literal("true");
-        return Boolean.TRUE;
-      case 'f':
-        literal("false");
-        return Boolean.FALSE;
-      case 'n':
-        literal("null");
-        return null;
-      default:
-        return number();
-    }
-  }
-
-  /** An integer as Integer when it fits, else Long (Jackson's getNumberValue); a fraction as double. */
-  Number number() {
-    int from = i;
-    skipNumber();
-    String text = new String(b, from, i - from, StandardCharsets.ISO_8859_1);
-    boolean integral = true;
-    for (int k = from; k < i; k++) {
-      integral &= b[k] != '.' && b[k] != 'e' && b[k] != 'E';
-    }
-    if (!integral) {
-      return Double.parseDouble(text);
-    }
-    if (text.length() > (b[from] == '-' ? 19 : 18)) {
-      throw GIVE_UP; // a BigInteger, perhaps
-    }
-    long v = Long.parseLong(text);
-    return v == (int) v ? (Number) (int) v : (Number) v;
-  }
-
   /** Any JSON value, checked but not kept. */
-  void skipValue(int depth) {
+  protected void skipValue(int depth) {
     ws();
     if (i >= end || depth > MAX_DEPTH) {
       throw GIVE_UP;
@@ -268,7 +199,7 @@ abstract class JsonScanner {
     }
   }
 
-  void skipString() {
+  protected void skipString() {
     expect('"');
     int from = i;
     while (true) {
@@ -295,7 +226,7 @@ abstract class JsonScanner {
     }
   }
 
-  void literal(String word) {
+  protected void literal(String word) {
     if (i + word.length() > end) {
       throw GIVE_UP;
     }
@@ -308,7 +239,7 @@ abstract class JsonScanner {
   }
 
   /** {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?} */
-  void skipNumber() {
+  protected void skipNumber() {
     int from = i;
     if (i < end && b[i] == '-') {
       i++;
@@ -338,7 +269,7 @@ abstract class JsonScanner {
     }
   }
 
-  int digits() {
+  protected int digits() {
     int from = i;
     while (i < end && b[i] >= '0' && b[i] <= '9') {
       i++;
@@ -347,7 +278,7 @@ abstract class JsonScanner {
   }
 
   /** After an opening bracket: consumes {@code close} if the container is empty. */
-  boolean emptyContainer(char close) {
+  protected boolean emptyContainer(char close) {
     ws();
     if (i < end && b[i] == close) {
       i++;
@@ -357,7 +288,7 @@ abstract class JsonScanner {
   }
 
   /** After a member: true at a comma (another follows), false at {@code close}. */
-  boolean next(char close) {
+  protected boolean next(char close) {
     ws();
     if (i < end) {
       byte c = b[i++];
@@ -371,7 +302,7 @@ abstract class JsonScanner {
     throw GIVE_UP;
   }
 
-  void expect(char c) {
+  protected void expect(char c) {
     ws();
     if (i >= end || b[i] != c) {
       throw GIVE_UP;
@@ -379,7 +310,7 @@ abstract class JsonScanner {
     i++;
   }
 
-  void ws() {
+  protected void ws() {
     while (i < end) {
       byte c = b[i];
       if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {

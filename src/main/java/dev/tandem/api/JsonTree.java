@@ -1,0 +1,128 @@
+package dev.tandem.api;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * JSON values built from bytes by {@link JsonScanner}'s reading, with Jackson's types: numbers
+ * as its getNumberValue gives them (Integer where it fits, else Long; fractions as Double), nested
+ * containers as Vert.x's codec holds them ({@link #object}: a JsonObject of Maps and Lists) or as
+ * JsonObject and JsonArray all the way down ({@link #objectValue}, for engine chunks).
+ */
+public abstract class JsonTree extends JsonScanner {
+
+  /** One JSON object and nothing else. */
+  private static final class Whole extends JsonTree {
+    Whole(byte[] bytes, int offset, int end) {
+      super(bytes, offset, end);
+    }
+  }
+
+  protected JsonTree(byte[] bytes, int offset, int end) {
+    super(bytes, offset, end);
+  }
+
+  /**
+   * The JSON object in {@code bytes[offset, offset + length)} as Vert.x's codec reads it (a
+   * JsonObject holding Maps, Lists and Jackson's number types), or null where Jackson must read it:
+   * not an object, malformed, or beyond what this reads exactly.
+   */
+  public static JsonObject object(byte[] bytes, int offset, int length) {
+    Whole s = new Whole(bytes, offset, offset + length);
+    try {
+      Map<String, Object> m = s.members(0, true);
+      s.ws();
+      return s.i == s.end ? new JsonObject(m) : null;
+    } catch (GiveUp e) {
+      return null;
+    }
+  }
+
+  /**
+   * An object as {@code EngineChunk}'s Jackson reading builds it: JsonObject and JsonArray all the
+   * way down, numbers as Jackson gives them.
+   */
+  protected JsonObject objectValue(int depth) {
+    return new JsonObject(members(depth, false));
+  }
+
+  /** The members of the object at {@code i}; nested values as {@link #value}. */
+  protected Map<String, Object> members(int depth, boolean raw) {
+    expect('{');
+    Map<String, Object> m = new LinkedHashMap<>();
+    if (!emptyContainer('}')) {
+      do {
+        ws();
+        String key = string();
+        expect(':');
+        m.put(key, value(depth + 1, raw));
+      } while (next('}'));
+    }
+    return m;
+  }
+
+  /**
+   * Any value; objects and arrays as Map and List when {@code raw} (how Vert.x's codec reads
+   * below the top), else as JsonObject and JsonArray.
+   */
+  protected Object value(int depth, boolean raw) {
+    ws();
+    if (i >= end || depth > MAX_DEPTH) {
+      throw GIVE_UP;
+    }
+    switch (b[i]) {
+      case '"':
+        return string();
+      case '{': {
+        Map<String, Object> m = members(depth, raw);
+        return raw ? m : new JsonObject(m);
+      }
+      case '[': {
+        i++;
+        List<Object> a = new ArrayList<>();
+        if (!emptyContainer(']')) {
+          do {
+            a.add(value(depth + 1, raw));
+          } while (next(']'));
+        }
+        return raw ? a : new JsonArray(a);
+      }
+      case 't':
+        literal("true");
+        return Boolean.TRUE;
+      case 'f':
+        literal("false");
+        return Boolean.FALSE;
+      case 'n':
+        literal("null");
+        return null;
+      default:
+        return number();
+    }
+  }
+
+  /** An integer as Integer when it fits, else Long (Jackson's getNumberValue); a fraction as double. */
+  protected Number number() {
+    int from = i;
+    skipNumber();
+    String text = new String(b, from, i - from, StandardCharsets.ISO_8859_1);
+    boolean integral = true;
+    for (int k = from; k < i; k++) {
+      integral &= b[k] != '.' && b[k] != 'e' && b[k] != 'E';
+    }
+    if (!integral) {
+      return Double.parseDouble(text);
+    }
+    if (text.length() > (b[from] == '-' ? 19 : 18)) {
+      throw GIVE_UP; // a BigInteger, perhaps
+    }
+    long v = Long.parseLong(text);
+    return v == (int) v ? (Number) (int) v : (Number) v;
+  }
+
+}

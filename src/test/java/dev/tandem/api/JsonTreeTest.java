@@ -1,0 +1,109 @@
+package dev.tandem.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.json.jackson.JacksonCodec;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** Request bodies read by JsonTree against Vert.x's codec: the same tree, or left to the codec. */
+class JsonTreeTest {
+
+  private static final JacksonCodec CODEC = new JacksonCodec();
+
+  private static final List<String> BODIES = List.of(
+      "{\"model\":\"m\",\"prompt\":[1,2,3],\"max_tokens\":16,\"temperature\":0.7,\"top_p\":1.0,"
+          + "\"seed\":12345678901,\"stream\":true,\"stream_options\":{\"include_usage\":true},"
+          + "\"stop\":[\"\\n\",\"END\"],\"logit_bias\":{\"17\":-100},\"user\":\"h\u00e9 \ud83d\ude00\"}",
+      " {\"messages\":[{\"role\":\"user\",\"content\":\"Hi \\\"there\\\"\\u0021\"}],"
+          + "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":"
+          + "{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"number\",\"minimum\":-1.5e3}}}}}],"
+          + "\"n\":2,\"echo\":false,\"suffix\":null,\"big\":2147483648,\"neg\":-2147483648} \n",
+      "{}", "{\"a\":{},\"b\":[],\"c\":[[],{}],\"a\":1}");
+
+  private static JsonObject codec(byte[] b) {
+    return (JsonObject) CODEC.fromBuffer(Buffer.buffer(b), Object.class);
+  }
+
+  private static void assertSame(JsonObject expected, JsonObject actual, String json) {
+    assertEquals(expected.encode(), actual.encode(), json);
+    assertEquals(types(expected.getMap()), types(actual.getMap()), json);
+  }
+
+  @Test
+  void readsBodiesAsTheCodecReadsThem() {
+    for (String json : BODIES) {
+      byte[] b = ("[[" + json + "]]").getBytes(StandardCharsets.UTF_8);
+      JsonObject fast = JsonTree.object(b, 2, b.length - 4);
+      assertNotNull(fast, json);
+      assertSame(codec(json.getBytes(StandardCharsets.UTF_8)), fast, json);
+      assertSame(fast, FastJson.parseObject(Buffer.buffer(json)), json);
+    }
+  }
+
+  @Test
+  void leavesToTheCodecWhatItMayReadDifferentlyOrRefuses() {
+    for (String json : new String[] {"{\"a\":1} // comment", "{\"a\":/* c */1}",
+        "{\"a\":12345678901234567890}", "[1]", "\"s\"", "", "{\"a\":01}", "{\"a\":1,}",
+        "{\"a\":\"\t\"}", "{\"a\":1}}", "{\"a\":NaN}"}) {
+      byte[] b = json.getBytes(StandardCharsets.UTF_8);
+      assertNull(JsonTree.object(b, 0, b.length), json);
+    }
+    // the codec itself reads comments (Vert.x enables them) and big integers: still read so
+    assertEquals(1, FastJson.parseObject(Buffer.buffer("{\"a\":/* c */1}")).getInteger("a"));
+  }
+
+  /** One-byte changes of every body: never a reading the codec does not make. */
+  @Test
+  void mutationsAreReadAsTheCodecReadsThemOrLeftToIt() {
+    Random random = new Random(5);
+    byte[] alphabet = "{}[]\",:\\ 0123456789-.eEtrunlfa/\u00e9".getBytes(StandardCharsets.UTF_8);
+    int read = 0;
+    for (String json : BODIES) {
+      byte[] original = json.getBytes(StandardCharsets.UTF_8);
+      for (int n = 0; n < 3000; n++) {
+        byte[] b = original.clone();
+        b[random.nextInt(b.length)] = alphabet[random.nextInt(alphabet.length)];
+        JsonObject fast = JsonTree.object(b, 0, b.length);
+        if (fast == null) {
+          continue;
+        }
+        read++;
+        String shown = new String(b, StandardCharsets.UTF_8);
+        Object slow;
+        try {
+          slow = CODEC.fromBuffer(Buffer.buffer(b), Object.class);
+        } catch (RuntimeException e) {
+          fail("read what the codec refuses (" + e.getMessage() + "): " + shown);
+          return;
+        }
+        assertTrue(slow instanceof JsonObject, shown);
+        assertSame((JsonObject) slow, fast, shown);
+      }
+    }
+    assertTrue(read > 3000, "only " + read + " mutated bodies were readable");
+  }
+
+  private static String types(Object v) {
+    if (v instanceof Map<?, ?> m) {
+      StringBuilder sb = new StringBuilder("Map{");
+      m.forEach((k, x) -> sb.append(k).append('=').append(types(x)).append(','));
+      return sb.append('}').toString();
+    }
+    if (v instanceof List<?> l) {
+      StringBuilder sb = new StringBuilder("List[");
+      l.forEach(x -> sb.append(types(x)).append(','));
+      return sb.append(']').toString();
+    }
+    return v == null ? "null" : v.getClass().getSimpleName();
+  }
+}
