@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +37,8 @@ public final class NodeVerticle extends VerticleBase {
   private final Path logDir;
   private final Addresses bus;
   private final long pid = ProcessHandle.current().pid();
-  private final Map<Integer, Running> engines = new TreeMap<>();
+  /** By id; changed on the node's context only, read from anywhere (announcement()). */
+  private final Map<Integer, Running> engines = new ConcurrentSkipListMap<>();
   /** Starts in progress, by engine id: a second order for the same engine waits for the first. */
   private final Map<Integer, Future<Running>> starting = new HashMap<>();
   /** When each supervisor's heartbeat was last heard (System.nanoTime). */

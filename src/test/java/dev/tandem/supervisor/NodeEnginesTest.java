@@ -77,7 +77,7 @@ class NodeEnginesTest {
     NodeVerticle first = node("node-a");
     String firstId = await(vertx.deployVerticle(first));
     String supervisor = await(vertx.deployVerticle(supervisor(id -> List.of())));
-    assertEquals(List.of(1), first.announcement().engines());
+    waitFor(() -> List.of(1).equals(first.announcement().engines()), "node-a lists engine 1");
     assertTrue(Files.exists(dir.resolve("node-a").resolve("engine-1.log")), "the node's log");
     assertTrue(Files.exists(dir.resolve("router-logs").resolve("engine-0.log")));
     assertTrue(!Files.exists(dir.resolve("router-logs").resolve("engine-1.log")));
@@ -98,7 +98,8 @@ class NodeEnginesTest {
     NodeVerticle second = node("node-b");
     await(vertx.deployVerticle(second));
     waitFor(() -> "READY".equals(states().get(1)), "engine 1 READY on node-b");
-    assertEquals(List.of(1), second.announcement().engines());
+    // the node lists an engine once its deployment completed, which is just after it is READY
+    waitFor(() -> List.of(1).equals(second.announcement().engines()), "node-b lists engine 1");
     await(vertx.undeploy(supervisor));
   }
 
