@@ -36,9 +36,20 @@ public final class FastJson {
 
   /** Appends {@code json}'s encoding to {@code out} (without an intermediate buffer). */
   public static Buffer appendTo(Buffer out, JsonObject json) {
+    return appendPlain(out, json) ? out : out.appendBuffer(jackson(json));
+  }
+
+  /**
+   * Appends {@code json} when it holds only the plain value types {@link JsonBytes} writes (and
+   * says true); appends nothing and says false otherwise.
+   */
+  public static boolean appendPlain(Buffer out, JsonObject json) {
     JsonBytes fast = JsonBytes.of(json);
-    return fast != null ? out.appendBytes(fast.bytes(), 0, fast.length())
-        : out.appendBuffer(jackson(json));
+    if (fast == null) {
+      return false;
+    }
+    out.appendBytes(fast.bytes(), 0, fast.length());
+    return true;
   }
 
   private static Buffer jackson(JsonObject json) {

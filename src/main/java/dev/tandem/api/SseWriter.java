@@ -31,6 +31,15 @@ public final class SseWriter {
     this.response = response;
   }
 
+  /**
+   * {@code data: <json>\n\n}, the JSON written straight as bytes where it holds plain values,
+   * else as {@code json.encode()} writes it (a lone surrogate becomes '?', as it always did).
+   */
+  public static Buffer frame(JsonObject json) {
+    Buffer out = Buffer.buffer(256).appendString(DATA);
+    return FastJson.appendPlain(out, json) ? out.appendString(EVENT_END) : frame(json.encode());
+  }
+
   /** {@code data: <json>\n\n}. */
   public static Buffer frame(String json) {
     return Buffer.buffer(json.length() + 8).appendString(DATA).appendString(json).appendString(EVENT_END);
@@ -58,7 +67,7 @@ public final class SseWriter {
 
   /** One event with {@code json} as its data. */
   public void write(JsonObject json) {
-    writeFramed(frame(json.encode()));
+    writeFramed(frame(json));
   }
 
   /** One or more whole events, framed by the caller ({@code data: ...\n\n}). */

@@ -10,6 +10,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
@@ -95,5 +96,15 @@ class SseWriterTest {
           .getJsonObject("error").getString("code"));
       ctx.completeNow();
     })));
+  }
+
+  /** The JSON frame is what framing the encoded string gives, lone surrogates included. */
+  @Test
+  void jsonFrameIsTheEncodedStringFramed() {
+    for (JsonObject json : new JsonObject[] {
+        new JsonObject().put("a", "h\u00e9 \"q\"\n").put("n", 1.5).put("l", new JsonArray().add(7)),
+        new JsonObject().put("t", "x\ud83dy")}) {
+      assertEquals(SseWriter.frame(json.encode()), SseWriter.frame(json), json.encode());
+    }
   }
 }

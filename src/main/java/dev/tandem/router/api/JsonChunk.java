@@ -15,6 +15,6 @@ record JsonChunk(JsonObject json) implements ClientChunk {
 
   @Override
   public Buffer toSse() {
-    return SseWriter.frame(json.encode());
+    return SseWriter.frame(json);
   }
 }

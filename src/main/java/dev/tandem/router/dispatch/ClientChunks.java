@@ -120,7 +120,9 @@ final class ClientChunks {
       if (logprobs == null) {
         out.appendBytes(NULL);
       } else {
-        out.appendString(logprobs.encode());
+        if (!FastJson.appendPlain(out, logprobs)) {
+          out.appendString(logprobs.encode());
+        }
       }
       out.appendBytes(FINISH);
       if (finishReason == null) {
