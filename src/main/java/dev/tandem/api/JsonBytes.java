@@ -168,7 +168,8 @@ final class JsonBytes {
         out.writeByte(0xc0 | (c >> 6));
         out.writeByte(0x80 | (c & 0x3f));
       } else if (Character.isSurrogate(c)) {
-        if (!Character.isHighSurrogate(c) || i + 1 >= n || !Character.isLowSurrogate(s.charAt(i + 1))) {
+        if (!Character.isHighSurrogate(c) || i + 1 >= n
+            || !Character.isLowSurrogate(s.charAt(i + 1))) {
           return false;
         }
         int cp = Character.toCodePoint(c, s.charAt(++i));

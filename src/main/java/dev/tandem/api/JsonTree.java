@@ -106,7 +106,7 @@ public abstract class JsonTree extends JsonScanner {
     }
   }
 
-  /** An integer as Integer when it fits, else Long (Jackson's getNumberValue); a fraction as double. */
+  /** An integer as Integer where it fits, else Long (as Jackson's getNumberValue); else Double. */
   protected Number number() {
     int from = i;
     skipNumber();

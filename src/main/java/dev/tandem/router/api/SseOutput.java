@@ -91,7 +91,6 @@ final class SseOutput implements ClientOutput {
     Buffer out = pending;
     pending = null;
     sse.end(out, includeUsage ? whole : null); // a stream's "whole" is its usage chunk
-
   }
 
   @Override

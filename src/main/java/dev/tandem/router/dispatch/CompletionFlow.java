@@ -231,7 +231,8 @@ public final class CompletionFlow implements RelayTarget {
       }
     }
     // A stream's clients already have the text: they get the usage chunk, not the whole answer.
-    output.complete(job.stream() ? chunks.usageChunk(usage) : chunks.response(ledger, usage), usage);
+    output.complete(job.stream() ? chunks.usageChunk(usage) : chunks.response(ledger, usage),
+        usage);
     return Future.succeededFuture();
   }
 

@@ -137,7 +137,8 @@ final class ChunkScanner extends JsonTree {
     }
     int digits = i - from;
     if (digits == 0 || (digits > 1 && b[from] == '0')
-        || (i < end && (b[i] == '.' || b[i] == 'e' || b[i] == 'E' || (b[i] >= '0' && b[i] <= '9')))) {
+        || (i < end && (b[i] == '.' || b[i] == 'e' || b[i] == 'E'
+            || (b[i] >= '0' && b[i] <= '9')))) {
       throw GIVE_UP;
     }
     return v;
