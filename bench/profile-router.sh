@@ -10,7 +10,8 @@
 #   bench/profile-router.sh
 #
 # Knobs (environment): MODE (round-robin | disagg: a prefill and a decode null engine, every
-# request MLC's three MicroServing calls), CONNS (64), STREAM (1; 0 for non-streaming),
+# request MLC's three MicroServing calls), CONNS (64), STREAM (1; 0 for non-streaming), API
+# (completions; chat: POST /v1/chat/completions with one user message, through the chat template),
 # WARMUP_SECONDS (30), PROFILE_SECONDS (15), INTERVAL (sampling period, 1ms), PROMPT_LEN (32),
 # OUTPUT_LEN (16), ROUTER_JAVA_OPTS (-Xmx512m plus -XX:+DebugNonSafepoints, without which the
 # JIT's inlined code is charged to the wrong frames: a 32-id prompt's JsonArray wrapping showed as
@@ -72,9 +73,20 @@ tb_wait_http "http://127.0.0.1:$router_port/ready" 300 "$router_pid" "$WORK/rout
 
 tb_wrk_bodies "$WORK" "$PROMPT_LEN" "$OUTPUT_LEN"
 body="$WORK/body-$([[ "$STREAM" == 1 ]] && echo stream || echo plain).json"
+path=/v1/completions
+if [[ "${API:-completions}" == chat ]]; then
+  path=/v1/chat/completions
+  body="$WORK/body-chat.json"
+  printf '{"messages":[{"role":"user","content":"Tell me about routers."}],"max_tokens":%d,"stream":%s%s,"debug_config":{"ignore_eos":true}}' \
+    "$OUTPUT_LEN" "$([[ "$STREAM" == 1 ]] && echo true || echo false)" \
+    "$([[ "$STREAM" == 1 ]] && echo ',"stream_options":{"include_usage":true}')" >"$body"
+  curl -sf -H 'content-type: application/json' --data-binary "@$body" \
+    "http://127.0.0.1:$router_port$path" >"$WORK/check-chat.txt" \
+    || tb_die "the router does not answer a chat request (router log: $WORK/router.log)"
+fi
 drive() { # seconds out
   WRK_BODY_FILE="$body" wrk -t1 -c"$CONNS" -d"$1s" --timeout 10s -s "$here/wrk-post.lua" \
-    "http://127.0.0.1:$router_port/v1/completions" >"$2" 2>&1 || true
+    "http://127.0.0.1:$router_port$path" >"$2" 2>&1 || true
   awk '$1 == "WRK" { printf "%d requests, %.0f req/s, p50 %.3f ms, %d errors\n", $2, $2 / ($3 / 1e6), $4 / 1000, $6 }' "$2"
 }
 tb_log "warming up for ${WARMUP_SECONDS:-30} s: $(drive "${WARMUP_SECONDS:-30}" "$WORK/warmup.out")"
@@ -88,7 +100,7 @@ cpu1=$(tb_cpu_ms "$router_pid")
 requests=$(awk '$1 == "WRK" { print $2 }' "$OUT/profiled.out")
 {
   echo "## router profile  $(date -u +%Y-%m-%dT%H:%MZ)  $(tb_machine)"
-  echo "# $MODE, $CONNS connections, $([[ "$STREAM" == 1 ]] && echo streaming || echo non-streaming), zero-cost upstream;"
+  echo "# $MODE, $CONNS connections, $([[ "$STREAM" == 1 ]] && echo streaming || echo non-streaming) POST $path, zero-cost upstream;"
   echo "# ${WARMUP_SECONDS:-30} s warm-up, then ${PROFILE_SECONDS:-15} s profiled (async-profiler $AP_VERSION, itimer, ${INTERVAL:-1ms}): $measured"
   echo "# router CPU while profiled: $(( cpu1 - cpu0 )) ms, $(awk -v c=$(( cpu1 - cpu0 )) -v n="${requests:-0}" 'BEGIN { printf "%.3f", (n > 0 ? c / n : 0) }') ms per request"
   python3 "$here/summarize-profile.py" "$OUT/router.collapsed"
