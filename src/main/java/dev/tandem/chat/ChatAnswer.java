@@ -1,5 +1,6 @@
 package dev.tandem.chat;
 
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -72,6 +73,25 @@ public final class ChatAnswer {
       }
     }
     return out;
+  }
+
+  /**
+   * Whether a text delta (no logprobs, no finish reason) of choice {@code index} is one plain
+   * content chunk, which {@link #contentChunk} and {@link #appendContentSse} write without the
+   * completion chunk's JSON (the router's per-token path).
+   */
+  public boolean plainContent(int index) {
+    return chunks.plainContent(index);
+  }
+
+  /** The chat chunk of a plain content delta ({@link #plainContent}). */
+  public JsonObject contentChunk(int index, String text) {
+    return chunks.text(index, text, null).get(0);
+  }
+
+  /** Its SSE event, appended to {@code out}; false (nothing appended) for a lone surrogate. */
+  public boolean appendContentSse(int index, String text, Buffer out) {
+    return chunks.appendContentSse(index, text, out);
   }
 
   /** The last chunk of a stream that asked for usage: {@code choices: []} and the usage. */

@@ -1,7 +1,12 @@
 package dev.tandem.chat;
 
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import dev.tandem.api.FastJson;
+import dev.tandem.api.SseWriter;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -19,8 +24,14 @@ public final class ChatChunks {
   private final String id;
   private final long created;
   private final String model;
+  private static final byte[] CONTENT = ",\"delta\":{\"content\":\"".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] CONTENT_END = ("\"},\"logprobs\":null,\"finish_reason\":null}]}"
+      + SseWriter.EVENT_END).getBytes(StandardCharsets.UTF_8);
+
   private final boolean[] started;
   private final HermesToolParser[] parsers;
+  /** {@code data: {"id":...,"choices":[{"index":}, built on first use. */
+  private byte[] ssePrefix;
 
   /**
    * @param n the request's number of choices
@@ -68,6 +79,39 @@ public final class ChatChunks {
     chunks.add(chunk(choice(index, delta, null,
         ChatResponses.finishReason(engineFinishReason, calledTools))));
     return chunks;
+  }
+
+  /**
+   * Whether a text delta of choice {@code index} without logprobs is one plain content chunk
+   * ({@code {"content": text}}): the choice's first chunk (with the role) went out and no tool
+   * parser holds text back. Then {@link #appendContentSse} writes it.
+   */
+  public boolean plainContent(int index) {
+    return started[index] && parsers[index] == null;
+  }
+
+  /**
+   * Appends the SSE event of a plain content chunk ({@link #plainContent}) to {@code out}, byte for
+   * byte what framing {@link #text}'s chunk gives: the envelope up to the choice's index encoded
+   * once per answer, then the index and the escaped text. False (nothing appended) when the text
+   * holds a lone surrogate, which only the general path writes as it always did.
+   */
+  public boolean appendContentSse(int index, String text, Buffer out) {
+    byte[] escaped;
+    try {
+      escaped = JsonStringEncoder.getInstance().quoteAsUTF8(text);
+    } catch (IllegalArgumentException brokenSurrogate) {
+      return false;
+    }
+    if (ssePrefix == null) {
+      String head = FastJson.encode(envelope(new JsonArray()));
+      // {"id":..,"model":..,"choices":[]} -> data: {"id":..,"model":..,"choices":[{"index":
+      ssePrefix = (SseWriter.DATA + head.substring(0, head.length() - "[]}".length())
+          + "[{\"index\":").getBytes(StandardCharsets.UTF_8);
+    }
+    out.appendBytes(ssePrefix).appendString(Integer.toString(index)).appendBytes(CONTENT)
+        .appendBytes(escaped).appendBytes(CONTENT_END);
+    return true;
   }
 
   /** The usage chunk ({@code choices: []}), sent last when {@code include_usage} is on. */

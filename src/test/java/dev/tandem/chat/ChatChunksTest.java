@@ -121,4 +121,25 @@ class ChatChunksTest {
     }
     return new JsonObject().put("index", 0).put("message", message).putNull("logprobs").put("finish_reason", finish);
   }
+
+  /** The byte path of a plain content delta writes exactly the SSE of the general path's chunk. */
+  @Test
+  void plainContentBytesAreTheFramedChunk() {
+    ChatChunks chunks = new ChatChunks("chatcmpl-\"q\"\\1", 1_796_000_000L, "models/llama \u00e9", 12,
+        false, ids());
+    assertFalse(chunks.plainContent(11), "not before the choice's first chunk (with the role)");
+    chunks.text(11, "first", null);
+    assertTrue(chunks.plainContent(11));
+    for (String text : new String[] {" plain", "quote \" backslash \\ slash /",
+        "new\nline\ttab\r\u0001\u001f\u007f", "unicode h\u00e9llo \u2713 \ud83d\ude00", "\u2028\u2029"}) {
+      io.vertx.core.buffer.Buffer fast = io.vertx.core.buffer.Buffer.buffer();
+      assertTrue(chunks.appendContentSse(11, text, fast));
+      assertEquals(dev.tandem.api.SseWriter.frame(chunks.text(11, text, null).get(0).encode()), fast, text);
+    }
+    assertFalse(chunks.appendContentSse(11, "x\ud83dy", io.vertx.core.buffer.Buffer.buffer()),
+        "a lone surrogate is left to the general path");
+    ChatChunks tools = new ChatChunks("chatcmpl-2", 1, "m", 1, true, ids());
+    tools.text(0, "a", null);
+    assertFalse(tools.plainContent(0), "the tool parser may hold text back");
+  }
 }

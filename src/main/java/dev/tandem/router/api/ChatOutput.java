@@ -26,6 +26,12 @@ final class ChatOutput implements ClientOutput {
 
   @Override
   public void write(ClientChunk chunk) {
+    ClientChunk.OfChoice d = chunk.ofChoice();
+    if (d != null && !d.text().isEmpty() && d.logprobs() == null && d.finishReason() == null
+        && answer.plainContent(d.index())) {
+      out.write(new ChatContentChunk(answer, d.index(), d.text())); // the per-token path
+      return;
+    }
     for (JsonObject c : answer.chunks(chunk.toJson())) {
       out.write(new JsonChunk(c));
     }

@@ -14,6 +14,14 @@ public interface ClientChunk {
   /** The whole SSE event, {@code data: } to the blank line. */
   Buffer toSse();
 
+  /** What a choice's delta chunk carries, for outputs that write deltas their own way. */
+  record OfChoice(int index, String text, JsonObject logprobs, String finishReason) {}
+
+  /** The delta this chunk carries, or null when it is not one choice's delta. */
+  default OfChoice ofChoice() {
+    return null;
+  }
+
   /** Appends {@link #toSse()}'s bytes to {@code out} (directly, where the chunk can). */
   default void appendSse(Buffer out) {
     out.appendBuffer(toSse());

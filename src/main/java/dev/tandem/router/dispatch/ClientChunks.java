@@ -92,6 +92,11 @@ final class ClientChunks {
     }
 
     @Override
+    public ClientChunk.OfChoice ofChoice() {
+      return new ClientChunk.OfChoice(index, text, logprobs, finishReason);
+    }
+
+    @Override
     public Buffer toSse() {
       Buffer out = Buffer.buffer(owner.ssePrefix().length + text.length() + 96);
       appendSse(out);

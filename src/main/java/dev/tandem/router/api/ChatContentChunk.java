@@ -1,0 +1,34 @@
+package dev.tandem.router.api;
+
+import dev.tandem.chat.ChatAnswer;
+import dev.tandem.router.dispatch.ClientChunk;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * A chat answer's plain content delta (its choice already started, no tool parser, no logprobs):
+ * its SSE event written straight as bytes by {@link ChatAnswer#appendContentSse}, its JSON (for
+ * the bus) built only when asked. Both are what the general path ({@link JsonChunk} of
+ * {@link ChatAnswer#chunks}) writes for the same delta.
+ */
+record ChatContentChunk(ChatAnswer answer, int index, String text) implements ClientChunk {
+
+  @Override
+  public JsonObject toJson() {
+    return answer.contentChunk(index, text);
+  }
+
+  @Override
+  public Buffer toSse() {
+    Buffer out = Buffer.buffer(text.length() + 256);
+    appendSse(out);
+    return out;
+  }
+
+  @Override
+  public void appendSse(Buffer out) {
+    if (!answer.appendContentSse(index, text, out)) {
+      out.appendBuffer(new JsonChunk(toJson()).toSse()); // a lone surrogate: as the general path
+    }
+  }
+}
