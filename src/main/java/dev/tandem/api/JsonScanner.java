@@ -54,48 +54,45 @@ public abstract class JsonScanner {
   /** A string value at {@code i}, decoded. */
   protected String string() {
     expect('"');
-    int from = i;
-    while (i < end) {
-      byte c = b[i];
-      if (c == '"') {
-        if (i - from > MAX_STRING) {
-          throw GIVE_UP;
-        }
-        return new String(b, from, i++ - from, StandardCharsets.ISO_8859_1); // all ASCII
-      }
-      if (c < 0x20 || c == '\\') {
-        break;
-      }
-      i++;
-    }
-    // escapes or non-ASCII: decode the rest piece by piece
-    StringBuilder out = new StringBuilder(i - from + 16).append(new String(b, from, i - from,
-        StandardCharsets.ISO_8859_1));
+    StringBuilder escaped = null; // only once there is an escape
+    int run = i; // the bytes since the last escape, decoded at once
+    boolean ascii = true;
     while (true) {
       if (i >= end) {
         throw GIVE_UP;
       }
       byte c = b[i];
       if (c == '"') {
+        String tail = decode(run, i, ascii);
         i++;
-        if (out.length() > MAX_STRING) {
+        String s = escaped == null ? tail : escaped.append(tail).toString();
+        if (s.length() > MAX_STRING) {
           throw GIVE_UP;
         }
-        return out.toString();
+        return s;
       }
       if (c == '\\') {
-        out.append(escape());
+        if (escaped == null) {
+          escaped = new StringBuilder(i - run + 16);
+        }
+        escaped.append(decode(run, i, ascii)).append(escape());
+        run = i;
+        ascii = true;
       } else if (c < 0) {
-        int at = i;
-        utf8Character();
-        out.append(new String(b, at, i - at, StandardCharsets.UTF_8));
+        utf8Character(); // checked here, decoded with its run
+        ascii = false;
       } else if (c < 0x20) {
         throw GIVE_UP;
       } else {
-        out.append((char) c);
         i++;
       }
     }
+  }
+
+  /** Well-formed UTF-8 (checked while scanning) as a string; ASCII the cheap way. */
+  private String decode(int from, int to, boolean ascii) {
+    return new String(b, from, to - from,
+        ascii ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
   }
 
   /** The escape at {@code i} (a backslash): its character. */
