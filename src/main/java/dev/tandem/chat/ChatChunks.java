@@ -24,7 +24,8 @@ public final class ChatChunks {
   private final String id;
   private final long created;
   private final String model;
-  private static final byte[] CONTENT = ",\"delta\":{\"content\":\"".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] CONTENT =
+      ",\"delta\":{\"content\":\"".getBytes(StandardCharsets.UTF_8);
   private static final byte[] CONTENT_END = ("\"},\"logprobs\":null,\"finish_reason\":null}]}"
       + SseWriter.EVENT_END).getBytes(StandardCharsets.UTF_8);
 
