@@ -41,11 +41,15 @@ public final class EngineRegistry {
   }
 
   /**
-   * Called with an engine's id when the process the router knew is gone (restarted, failed,
-   * stopped, moved): whatever that process had cached went with it.
+   * Adds a listener called with an engine's id when the process the router knew is gone
+   * (restarted, failed, stopped, moved): whatever that process had cached went with it.
    */
   public void onProcessGone(IntConsumer listener) {
-    this.processGone = listener;
+    IntConsumer before = processGone;
+    this.processGone = id -> {
+      before.accept(id);
+      listener.accept(id);
+    };
   }
 
   /** Applies a status event: the newest event for an engine always wins. */

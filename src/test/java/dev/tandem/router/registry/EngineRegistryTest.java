@@ -82,6 +82,17 @@ class EngineRegistryTest {
   }
 
   @Test
+  void everyProcessGoneListenerIsTold() {
+    // the route policy's prefix trees and the prefill backlog both forget a restarted engine
+    List<String> told = new java.util.ArrayList<>();
+    registry.onProcessGone(id -> told.add("policy " + id));
+    registry.onProcessGone(id -> told.add("backlog " + id));
+    registry.apply(status(3, EngineState.READY, 0));
+    registry.apply(status(3, EngineState.READY, 1));
+    assertEquals(List.of("policy 3", "backlog 3"), told);
+  }
+
+  @Test
   void snapshotFillsOnlyEnginesNoEventToldAbout() {
     registry.apply(status(0, EngineState.UNHEALTHY, 2));
     registry.applySnapshot(List.of(status(0, EngineState.READY, 1), status(1, EngineState.READY, 0)));
