@@ -2,6 +2,7 @@ package dev.tandem.router.admission;
 
 import dev.tandem.router.upstream.Cancellation;
 import dev.tandem.router.upstream.ClientGoneException;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -14,7 +15,8 @@ import java.util.Deque;
  * the queue when it is given a slot, when its time is up, or when its client goes away. Every
  * {@link Permit} is released exactly once ({@link Permit#release()} is idempotent) and hands its
  * slot straight to the first waiter, so nothing admitted waits for a slot that is free.
- * {@code maxConcurrent} 0: no limit (and no queue).
+ * {@code maxConcurrent} 0: no limit (and no queue). Shared by the router's event loops: the counts
+ * and the queue are under the gate's lock, and a waiter is resumed on the context it asked from.
  */
 public final class AdmissionGate {
 
@@ -44,14 +46,21 @@ public final class AdmissionGate {
           running--;
           return;
         }
-        next.leave();
       }
-      // The slot passes to the waiter: running stays the same.
-      next.promise.complete(new Permit(System.nanoTime() - next.since));
+      // The slot passes to the waiter (running stays the same), on the waiter's own event loop:
+      // its timer, its client's cancellation and its request are that loop's.
+      Permit permit = new Permit(System.nanoTime() - next.since);
+      if (Vertx.currentContext() == next.context) {
+        next.handOver(permit);
+      } else {
+        next.context.runOnContext(v -> next.handOver(permit));
+      }
     }
   }
 
   private final class Waiter {
+    /** The context that asked: the router's event loop the request runs on. */
+    final Context context = vertx.getOrCreateContext();
     final Promise<Permit> promise = Promise.promise();
     final long since = System.nanoTime();
     long timer = -1;
@@ -62,6 +71,11 @@ public final class AdmissionGate {
         vertx.cancelTimer(timer);
       }
       unhook.run();
+    }
+
+    void handOver(Permit permit) {
+      leave();
+      promise.complete(permit);
     }
   }
 

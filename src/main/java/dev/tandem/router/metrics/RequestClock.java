@@ -3,7 +3,7 @@ package dev.tandem.router.metrics;
 /**
  * The times of one client request, for the latency histograms: arrival, the wait for a slot, the
  * first generated token and the engine that streamed the answer (decode engine in disagg mode).
- * Written by the request's transport and its flow on the router's context.
+ * Written by the request's transport and its flow on the request's event loop.
  */
 public final class RequestClock {
 

@@ -19,7 +19,7 @@ import java.util.Optional;
  * </ol>
  *
  * The chosen engine's tree then gets the prompt. Engine reports correct the trees
- * ({@link #observed}). Pure logic, no I/O; the router verticle's context only.
+ * ({@link #observed}). Pure logic, no I/O; not thread-safe: {@link RoutePolicy} holds its lock.
  */
 public final class CacheAwarePolicy {
 

@@ -10,8 +10,8 @@ import java.util.Optional;
  * the one with the smallest id after the previously chosen id wins, wrapping around; so equal
  * engines take turns instead of the lowest index taking every tie as in MLC.
  *
- * <p>Pure logic, no I/O; one instance per role keeps its own rotation. Not thread-safe: used from
- * the router verticle's context only.
+ * <p>Pure logic, no I/O; one instance per role keeps its own rotation. Not thread-safe:
+ * {@link RoutePolicy} holds its lock.
  */
 public final class LeastLoadedPolicy {
 

@@ -15,8 +15,8 @@ import java.util.Map;
  * work. Before the first prefill finished there is no rate, and {@link #waitMillis} is NaN.
  *
  * <p>Counts only what this router sent; another router or client on the same engine is not
- * seen (the engine's own queue gauge still is, in {@link EngineSnapshot#score()}). Event-loop
- * confined, no I/O.
+ * seen (the engine's own queue gauge still is, in {@link EngineSnapshot#score()}). Shared by the
+ * router's event loops: every method holds its lock; no I/O.
  */
 public final class PrefillBacklog {
 
@@ -33,7 +33,7 @@ public final class PrefillBacklog {
   private final Map<Integer, Engine> engines = new HashMap<>();
 
   /** A prefill of {@code tokens} prompt tokens was sent to {@code engine}. */
-  public void sent(int engine, int tokens, long nowNanos) {
+  public synchronized void sent(int engine, int tokens, long nowNanos) {
     Engine e = engines.computeIfAbsent(engine, k -> new Engine());
     advance(e, nowNanos);
     e.outstanding++;
@@ -42,7 +42,7 @@ public final class PrefillBacklog {
   }
 
   /** That prefill ended: {@code finished} when the engine did the work, false when it failed. */
-  public void ended(int engine, int tokens, boolean finished, long nowNanos) {
+  public synchronized void ended(int engine, int tokens, boolean finished, long nowNanos) {
     Engine e = engines.get(engine);
     if (e == null || e.outstanding == 0) {
       return;
@@ -57,13 +57,13 @@ public final class PrefillBacklog {
   }
 
   /** Prompt tokens sent to {@code engine} and not finished yet. */
-  public long tokens(int engine) {
+  public synchronized long tokens(int engine) {
     Engine e = engines.get(engine);
     return e == null ? 0 : e.tokens;
   }
 
   /** Measured prefill rate of {@code engine} in tokens per second, NaN before any finished. */
-  public double tokensPerSecond(int engine) {
+  public synchronized double tokensPerSecond(int engine) {
     Engine e = engines.get(engine);
     if (e == null || e.doneTokens <= 0 || e.busyNanos <= 0) {
       return Double.NaN;
@@ -75,7 +75,7 @@ public final class PrefillBacklog {
    * Milliseconds {@code engine} would need for its backlog plus {@code moreTokens}: 0 when it has
    * nothing outstanding and {@code moreTokens} is 0, NaN while its rate is unknown.
    */
-  public double waitMillis(int engine, int moreTokens) {
+  public synchronized double waitMillis(int engine, int moreTokens) {
     double rate = tokensPerSecond(engine);
     if (Double.isNaN(rate)) {
       return Double.NaN;
@@ -84,7 +84,7 @@ public final class PrefillBacklog {
   }
 
   /** Forget an engine (restarted: its old rate and backlog say nothing about the new process). */
-  public void forget(int engine) {
+  public synchronized void forget(int engine) {
     engines.remove(engine);
   }
 

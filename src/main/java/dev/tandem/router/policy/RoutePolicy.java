@@ -11,7 +11,9 @@ import java.util.Set;
  * candidates, minus those excluded (engines that already failed this request, or D itself when
  * choosing P). With {@link Kind#CACHE_AWARE} the prompt's predicted prefix-cache hit decides
  * within SGLang's balance thresholds ({@link CacheAwarePolicy}); with {@link Kind#LEAST_LOADED}
- * the load alone. Each role keeps its own rotation and trees.
+ * the load alone. Each role keeps its own rotation and trees. Shared by the router's event loops:
+ * every public method holds the policy's lock (the rotations and prefix trees are plain
+ * collections), so a choice and the trees it reads are one consistent step.
  */
 public final class RoutePolicy {
 
@@ -55,38 +57,38 @@ public final class RoutePolicy {
   }
 
   /** Any READY engine, whatever its role: MLC's round-robin mode uses every endpoint. */
-  public Optional<EngineSnapshot> pickWhole(List<EngineSnapshot> engines, Set<Integer> excluded) {
+  public synchronized Optional<EngineSnapshot> pickWhole(List<EngineSnapshot> engines, Set<Integer> excluded) {
     return whole.pick(wholeCandidates(engines, excluded));
   }
 
   /** A READY engine that can decode (role DECODE or BOTH). */
-  public Optional<EngineSnapshot> pickDecode(List<EngineSnapshot> engines, Set<Integer> excluded) {
+  public synchronized Optional<EngineSnapshot> pickDecode(List<EngineSnapshot> engines, Set<Integer> excluded) {
     return decode.pick(decodeCandidates(engines, excluded));
   }
 
   /** A READY engine that can prefill (role PREFILL or BOTH); pass D's id in {@code excluded}. */
-  public Optional<EngineSnapshot> pickPrefill(List<EngineSnapshot> engines, Set<Integer> excluded) {
+  public synchronized Optional<EngineSnapshot> pickPrefill(List<EngineSnapshot> engines, Set<Integer> excluded) {
     return prefill.pick(prefillCandidates(engines, excluded));
   }
 
   /** The whole-request engine for {@code prompt}, with the reason and the predicted cache hit. */
-  public Optional<CacheAwarePolicy.Choice> chooseWhole(List<EngineSnapshot> engines,
+  public synchronized Optional<CacheAwarePolicy.Choice> chooseWhole(List<EngineSnapshot> engines,
       Set<Integer> excluded, int[] prompt) {
     return choose(wholeCandidates(engines, excluded), whole, wholeCache, prompt);
   }
 
-  public Optional<CacheAwarePolicy.Choice> chooseDecode(List<EngineSnapshot> engines,
+  public synchronized Optional<CacheAwarePolicy.Choice> chooseDecode(List<EngineSnapshot> engines,
       Set<Integer> excluded, int[] prompt) {
     return choose(decodeCandidates(engines, excluded), decode, decodeCache, prompt);
   }
 
-  public Optional<CacheAwarePolicy.Choice> choosePrefill(List<EngineSnapshot> engines,
+  public synchronized Optional<CacheAwarePolicy.Choice> choosePrefill(List<EngineSnapshot> engines,
       Set<Integer> excluded, int[] prompt) {
     return choose(prefillCandidates(engines, excluded), prefill, prefillCache, prompt);
   }
 
   /** The shortest queue among the engines that could prefill now, or -1 if there are none. */
-  public long prefillQueue(List<EngineSnapshot> engines, Set<Integer> excluded) {
+  public synchronized long prefillQueue(List<EngineSnapshot> engines, Set<Integer> excluded) {
     return prefillCandidates(engines, excluded).stream().mapToLong(EngineSnapshot::score).min()
         .orElse(-1);
   }
@@ -96,7 +98,7 @@ public final class RoutePolicy {
    * backlog plus {@code tokens} ({@link PrefillBacklog#waitMillis}); NaN while one of them has no
    * measured rate, or there are none.
    */
-  public double prefillWaitMillis(List<EngineSnapshot> engines, Set<Integer> excluded,
+  public synchronized double prefillWaitMillis(List<EngineSnapshot> engines, Set<Integer> excluded,
       PrefillBacklog backlog, int tokens) {
     double best = Double.NaN;
     for (EngineSnapshot e : prefillCandidates(engines, excluded)) {
@@ -110,12 +112,12 @@ public final class RoutePolicy {
   }
 
   /** An engine's report of how much of a prompt it found cached (whole or decode role). */
-  public void observed(int engineId, int[] prompt, int cachedTokens, boolean decodeRole) {
+  public synchronized void observed(int engineId, int[] prompt, int cachedTokens, boolean decodeRole) {
     (decodeRole ? decodeCache : wholeCache).observed(engineId, prompt, cachedTokens);
   }
 
   /** An engine's process changed (restart, failure): forget what its cache held. */
-  public void forget(int engineId) {
+  public synchronized void forget(int engineId) {
     wholeCache.forget(engineId);
     decodeCache.forget(engineId);
     prefillCache.forget(engineId);

@@ -24,8 +24,11 @@ import org.slf4j.LoggerFactory;
  * in-flight ones finish. Each engine's load
  * comes from the {@link LoadReport}s its EngineVerticle publishes, next to the router's own
  * in-flight counts; a report older than {@link LoadReport#STALE_AFTER_PERIODS} of its periods is
- * ignored. Owned by the router verticle and used from its context only; the in-flight counters
- * are atomic because leases may be released from any callback.
+ * ignored. Owned by the router verticle, whose context applies the fleet's events, and read by
+ * every one of the router's event loops: each method holds the registry's lock (a request takes
+ * it twice, for one snapshot and one lease); the in-flight counters are atomic, since a lease is
+ * released without it. The process-gone listeners run under the lock, so they must not call back
+ * into the registry.
  */
 public final class EngineRegistry {
 
@@ -44,7 +47,7 @@ public final class EngineRegistry {
    * Adds a listener called with an engine's id when the process the router knew is gone
    * (restarted, failed, stopped, moved): whatever that process had cached went with it.
    */
-  public void onProcessGone(IntConsumer listener) {
+  public synchronized void onProcessGone(IntConsumer listener) {
     IntConsumer before = processGone;
     this.processGone = id -> {
       before.accept(id);
@@ -53,7 +56,7 @@ public final class EngineRegistry {
   }
 
   /** Applies a status event: the newest event for an engine always wins. */
-  public void apply(EngineStatus status) {
+  public synchronized void apply(EngineStatus status) {
     EngineEntry entry = entries.get(status.id());
     if (entry == null && status.state() == EngineState.STOPPED) {
       return; // a removed engine's last word, or a stopped one we never knew: nothing to route to
@@ -85,7 +88,7 @@ public final class EngineRegistry {
    * Applies the fleet's answer to the initial query, but only for engines no event has told us
    * about yet: events arrive after we subscribed, so any event is at least as new as the snapshot.
    */
-  public void applySnapshot(List<EngineStatus> statuses) {
+  public synchronized void applySnapshot(List<EngineStatus> statuses) {
     for (EngineStatus s : statuses) {
       if (!entries.containsKey(s.id())) {
         apply(s);
@@ -94,7 +97,7 @@ public final class EngineRegistry {
   }
 
   /** Takes one in-flight unit of engine {@code id}; the caller must release it however it ends. */
-  public InFlightLease lease(int id) {
+  public synchronized InFlightLease lease(int id) {
     EngineEntry entry = entries.get(id);
     if (entry == null) {
       throw new NoSuchElementException("no engine " + id);
@@ -102,48 +105,48 @@ public final class EngineRegistry {
     return new InFlightLease(id, entry.inFlight);
   }
 
-  public Optional<EngineStatus> status(int id) {
+  public synchronized Optional<EngineStatus> status(int id) {
     EngineEntry entry = entries.get(id);
     return entry == null ? Optional.empty() : Optional.of(entry.status);
   }
 
-  public List<EngineStatus> statuses() {
+  public synchronized List<EngineStatus> statuses() {
     List<EngineStatus> out = new ArrayList<>();
     entries.values().forEach(e -> out.add(e.status));
     return out;
   }
 
-  public int inFlight(int id) {
+  public synchronized int inFlight(int id) {
     EngineEntry entry = entries.get(id);
     return entry == null ? 0 : entry.inFlight.get();
   }
 
-  public int totalInFlight() {
+  public synchronized int totalInFlight() {
     return entries.values().stream().mapToInt(e -> e.inFlight.get()).sum();
   }
 
   /** Engines in rotation (READY and not drained), in id order. */
-  public List<EngineStatus> ready() {
+  public synchronized List<EngineStatus> ready() {
     return entries.values().stream().filter(EngineEntry::inRotation).map(e -> e.status).toList();
   }
 
   /** Takes engine {@code id} out of rotation (in-flight requests finish); false if unknown. */
-  public boolean drain(int id) {
+  public synchronized boolean drain(int id) {
     return setDrained(id, true);
   }
 
   /** Puts a drained engine back into rotation (once it is READY); false if unknown. */
-  public boolean resume(int id) {
+  public synchronized boolean resume(int id) {
     return setDrained(id, false);
   }
 
-  public boolean drained(int id) {
+  public synchronized boolean drained(int id) {
     EngineEntry entry = entries.get(id);
     return entry != null && entry.drained;
   }
 
   /** Forgets engine {@code id} (removed from the fleet); false if unknown. */
-  public boolean remove(int id) {
+  public synchronized boolean remove(int id) {
     return entries.remove(id) != null;
   }
 
@@ -164,7 +167,7 @@ public final class EngineRegistry {
    * Applies a load report, if it is about the READY process the router knows (a report of an
    * older generation, or one that overtook the READY status, is dropped; the next one counts).
    */
-  public void applyLoad(LoadReport report) {
+  public synchronized void applyLoad(LoadReport report) {
     EngineEntry entry = entries.get(report.id());
     if (entry == null || !entry.ready() || entry.status.generation() != report.generation()) {
       return;
@@ -177,19 +180,19 @@ public final class EngineRegistry {
   }
 
   /** The last fresh load report of engine {@code id}, or null. */
-  public LoadReport load(int id) {
+  public synchronized LoadReport load(int id) {
     EngineEntry entry = entries.get(id);
     return entry == null || !fresh(entry) ? null : entry.load;
   }
 
   /** Fresh running/waiting/KV gauges of engine {@code id}, or null (none, stale, or MLC). */
-  public LoadGauges gauges(int id) {
+  public synchronized LoadGauges gauges(int id) {
     EngineEntry entry = entries.get(id);
     return entry == null ? null : freshGauges(entry);
   }
 
   /** What the policies see now, in id order. */
-  public List<EngineSnapshot> snapshot() {
+  public synchronized List<EngineSnapshot> snapshot() {
     List<EngineSnapshot> out = new ArrayList<>(entries.size());
     for (EngineEntry e : entries.values()) {
       out.add(new EngineSnapshot(e.status.id(), e.status.role(), e.inRotation(), e.inFlight.get(),

@@ -8,6 +8,8 @@ import dev.tandem.router.upstream.Cancellation;
 import dev.tandem.router.upstream.ClientGoneException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.VertxInternal;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import java.util.ArrayList;
@@ -78,6 +80,39 @@ class AdmissionGateTest {
         assertEquals(0, gate.running());
         ctx.completeNow();
       }));
+    });
+  }
+
+  @Test
+  void aSlotFreedOnAnotherEventLoopResumesTheWaiterOnItsOwn(Vertx vertx, VertxTestContext ctx) {
+    // the router's HTTP loops share one gate: a request waits on the loop it arrived on
+    AdmissionGate gate = new AdmissionGate(vertx, 1, 1, 5_000, 1);
+    // two contexts on two event loops (getOrCreateContext would give this thread's one context)
+    ContextInternal waiterLoop = ((VertxInternal) vertx).createEventLoopContext();
+    ContextInternal releaserLoop = ((VertxInternal) vertx).createEventLoopContext();
+    for (int i = 0; i < 8 && releaserLoop.nettyEventLoop() == waiterLoop.nettyEventLoop(); i++) {
+      releaserLoop = ((VertxInternal) vertx).createEventLoopContext();
+    }
+    ContextInternal releaser = releaserLoop;
+    assertTrue(releaser.nettyEventLoop() != waiterLoop.nettyEventLoop(), "one event loop only");
+    releaser.runOnContext(v -> {
+      AdmissionGate.Permit held = gate.acquire(new Cancellation()).result();
+      waiterLoop.runOnContext(w -> {
+        Thread waiterThread = Thread.currentThread();
+        gate.acquire(new Cancellation()).onComplete(ctx.succeeding(p -> ctx.verify(() -> {
+          assertTrue(Thread.currentThread() == waiterThread, "resumed on "
+              + Thread.currentThread().getName() + ", not on " + waiterThread.getName());
+          assertEquals(1, gate.running());
+          assertEquals(0, gate.queued());
+          p.release();
+          assertEquals(0, gate.running());
+          ctx.completeNow();
+        })));
+        releaser.runOnContext(r -> {
+          assertEquals(1, gate.queued());
+          held.release();
+        });
+      });
     });
   }
 
