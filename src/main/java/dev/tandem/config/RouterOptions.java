@@ -36,6 +36,10 @@ public final class RouterOptions extends OptionValues<RouterOptions> {
       .help("where the router listens"));
   public static final Option<Integer> ROUTER_PORT = OPTIONS.add(Option.integer("routerPort",
       "--router-port", 8000).rule(between(0, 65535)).label("PORT").help("0: any free port"));
+  public static final Option<Integer> ROUTER_LOOPS = OPTIONS.add(Option.integer("routerLoops",
+      "--router-loops", 0).rule(between(0, 256)).label("N")
+      .help("event loops serving the HTTP API, each running its connections' requests end to end;"
+          + " 0: one per core"));
   public static final Option<Double> PD_BALANCE_FACTOR = OPTIONS.add(Option.number(
       "pdBalanceFactor", "--pd-balance-factor", 0.0)
       .rule(Rule.<Double>of(f -> f >= 0 && f < 1, "must be in [0, 1)")
@@ -78,7 +82,7 @@ public final class RouterOptions extends OptionValues<RouterOptions> {
       .help("/microserving/release of a KV reservation"));
   public static final Option<Integer> MAX_CONNECTIONS_PER_ENGINE = OPTIONS.add(Option.integer(
       "maxConnectionsPerEngine", "--max-connections-per-engine", 1024).rule(atLeast(1))
-      .help("HTTP connections the router keeps to one engine"));
+      .help("HTTP connections each of the router's event loops keeps to one engine"));
   public static final Option<Integer> MAX_BODY_BYTES = OPTIONS.add(Option.integer(
       "maxBodyBytes", "--max-body-bytes", 16 * 1024 * 1024).rule(atLeast(1024))
       .help("largest request body; a larger one is a 413"));

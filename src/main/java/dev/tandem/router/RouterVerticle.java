@@ -7,6 +7,7 @@ import static dev.tandem.config.RouterOptions.CHAT_TEMPLATE;
 import static dev.tandem.config.RouterOptions.CONNECT_TIMEOUT;
 import static dev.tandem.config.RouterOptions.MAX_CONNECTIONS_PER_ENGINE;
 import static dev.tandem.config.RouterOptions.ROUTER_HOST;
+import static dev.tandem.config.RouterOptions.ROUTER_LOOPS;
 import static dev.tandem.config.RouterOptions.ROUTER_MODE;
 import static dev.tandem.config.RouterOptions.REMOVE_GRACE;
 import static dev.tandem.config.RouterOptions.ROUTER_PORT;
@@ -33,14 +34,20 @@ import dev.tandem.router.registry.EngineRegistry;
 import dev.tandem.router.registry.FleetSubscription;
 import dev.tandem.router.upstream.EngineClient;
 import dev.tandem.tokenizer.TextTokenizer;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,15 +55,16 @@ import org.slf4j.LoggerFactory;
  * The OpenAI front door of the fleet: HTTP API and event-bus completions and chat completions, an
  * engine registry fed only by the fleet's status events, and the dispatcher of the configured
  * mode. The chat template ({@code --chat-template}, else the model folder's) is loaded at start,
- * off the event loop. Deploy one
- * instance per router (its in-flight counters are its own); the supervisor deploys it after the
- * engines are up and the tokenizer is loaded:
+ * off the event loop. The HTTP API runs on {@code --router-loops} event loops
+ * ({@link ApiServerVerticle}); this verticle's own context applies the fleet's events and serves
+ * the event bus and the admin port. Deploy one instance per router (its in-flight counters are
+ * its own); the supervisor deploys it after the engines are up and the tokenizer is loaded:
  *
  * <pre>{@code
  * vertx.deployVerticle(new RouterVerticle(options, new ModelInfo(id, context, vocab), tokenizer))
  * }</pre>
  *
- * Stopping it stops its server, consumers, timers and engine connections (in-flight requests are
+ * Stopping it stops its servers, consumers, timers and engine connections (in-flight requests are
  * cut and their engine requests reset); the tokenizer stays the caller's to close.
  */
 public final class RouterVerticle extends VerticleBase {
@@ -79,8 +87,9 @@ public final class RouterVerticle extends VerticleBase {
   private BusCompletionsEndpoint bus;
   private BusCompletionsEndpoint chatBus;
   private DashboardFeed feed;
-  private HttpServer server;
-  /** The admin routes' own server (--admin-port), or null when they share {@link #server}. */
+  /** The API's servers, one per event loop, in the order they started listening. */
+  private final List<HttpServer> apiServers = new CopyOnWriteArrayList<>();
+  /** The admin routes' own server (--admin-port), or null when they share the API's. */
   private HttpServer adminServer;
 
   /**
@@ -187,10 +196,11 @@ public final class RouterVerticle extends VerticleBase {
     bus = BusCompletionsEndpoint.completions(vertx, options.addresses(), service, metrics, runner);
     chatBus = BusCompletionsEndpoint.chat(vertx, options.addresses(), chatService, metrics, runner);
     Integer adminPort = options.get(ADMIN_PORT);
-    server = vertx.createHttpServer(new HttpServerOptions().setHost(options.get(ROUTER_HOST))
-        .setPort(options.get(ROUTER_PORT)).setTcpNoDelay(true))
-        .requestHandler(RouterApi.create(vertx, options, model, service, chatService, registry,
-            metrics, runner, admin, feed, adminPort == null ? Routes.ALL : Routes.PUBLIC));
+    HttpServerOptions api = new HttpServerOptions().setHost(options.get(ROUTER_HOST))
+        .setPort(ApiServerVerticle.sharedPort(options.get(ROUTER_PORT))).setTcpNoDelay(true);
+    Supplier<Handler<HttpServerRequest>> handlers = () -> RouterApi.create(vertx, options, model,
+        service, chatService, registry, metrics, runner, admin, feed,
+        adminPort == null ? Routes.ALL : Routes.PUBLIC);
     if (adminPort != null) {
       adminServer = vertx.createHttpServer(new HttpServerOptions().setHost(options.get(ROUTER_HOST))
           .setPort(adminPort).setTcpNoDelay(true))
@@ -205,11 +215,22 @@ public final class RouterVerticle extends VerticleBase {
         .compose(v -> adminServer == null ? Future.succeededFuture() : adminServer.listen()
             .onSuccess(a -> LOG.info("admin routes on http://{}:{}/ (/admin, /metrics, /dashboard)",
                 options.get(ROUTER_HOST), a.actualPort())))
-        .compose(v -> server.listen())
+        .compose(v -> listen(api, handlers))
         .onSuccess(s -> {
-          LOG.info("router listening on http://{}:{} ({} mode, model {})", options.get(ROUTER_HOST),
-              s.actualPort(), options.get(ROUTER_MODE).wireName(), model.id());
+          LOG.info("router listening on http://{}:{} ({} mode, model {}, {} event loop{})",
+              options.get(ROUTER_HOST), actualPort(), options.get(ROUTER_MODE).wireName(),
+              model.id(), apiServers.size(), apiServers.size() == 1 ? "" : "s");
         });
+  }
+
+  /** The API's servers, one per event loop ({@code --router-loops}; 0: one per core). */
+  private Future<?> listen(HttpServerOptions api, Supplier<Handler<HttpServerRequest>> handlers) {
+    int loops = options.get(ROUTER_LOOPS);
+    if (loops == 0) {
+      loops = Runtime.getRuntime().availableProcessors();
+    }
+    return vertx.deployVerticle(() -> new ApiServerVerticle(api, handlers, apiServers),
+        new DeploymentOptions().setInstances(loops));
   }
 
   /**
@@ -234,8 +255,8 @@ public final class RouterVerticle extends VerticleBase {
     if (feed != null) {
       feed.stop();
     }
-    return Future.join(server == null ? Future.succeededFuture() : server.close(),
-        adminServer == null ? Future.succeededFuture() : adminServer.close(),
+    // the API servers are a child deployment: Vert.x has undeployed them before this runs
+    return Future.join(adminServer == null ? Future.succeededFuture() : adminServer.close(),
         fleet == null ? Future.succeededFuture() : fleet.stop(),
         bus == null ? Future.succeededFuture() : bus.stop(),
         chatBus == null ? Future.succeededFuture() : chatBus.stop(),
@@ -244,12 +265,12 @@ public final class RouterVerticle extends VerticleBase {
 
   /** The port the router listens on (useful with port 0). */
   public int actualPort() {
-    return server.actualPort();
+    return apiServers.get(0).actualPort();
   }
 
   /** The port of the admin routes: --admin-port's, else the router's own. */
   public int actualAdminPort() {
-    return adminServer != null ? adminServer.actualPort() : server.actualPort();
+    return adminServer != null ? adminServer.actualPort() : actualPort();
   }
 
   /** The registry (read-only use: tests and admin views). */

@@ -298,7 +298,7 @@ public final class EngineClient {
     }
     Buffer payload = FastJson.toBuffer(body);
     if (!pool.onItsLoop()) {
-      // a caller off the router's context (a test's thread): the pool is used on its loop only
+      // a caller off a router event loop (a test's thread): the pool is used on its loop only
       pool.context().runOnContext(v -> acquireAndSend(pool, origin, path, payload, engineId, stage,
           guard, answer));
       return;
