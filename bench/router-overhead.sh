@@ -28,7 +28,8 @@
 # rounds (15), ZERO_CLIENTS ("wrk bench"), ZERO_CONNECTIONS ("1 64"), ZERO_MODES ("stream plain"),
 # WRK_THREADS (1), ROUTER_EXTRA_ARGS (more `tandem router` flags), BASELINE_JAR (another build's
 # tandem.jar: its router, with its own zero-cost engine, joins the rotation as setup "baseline",
-# for before/after in one run), ZERO_DISAGG (1: a second Tandem router in disagg mode over a
+# for before/after in one run; BASELINE_EXTRA_ARGS, if set, are its flags instead of
+# ROUTER_EXTRA_ARGS, e.g. "--router-loops 1" to set one build against itself), ZERO_DISAGG (1: a second Tandem router in disagg mode over a
 # zero-cost prefill and decode engine joins as setup "disagg": every request is MLC's three
 # MicroServing calls, prep_recv and start_generate on D, remote_send on P; 0 leaves it out).
 set -euo pipefail
@@ -141,7 +142,8 @@ run_zero_pass() {
     TANDEM_JAR="$BASELINE_JAR" NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS=0 TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" \
       tb_start "$WORK/router-baseline.log" "$TB_TANDEM" router "$WORK/model" --router-mode round-robin \
       --router-host 127.0.0.1 --router-port "$baseline_port" --endpoint-ports "$baseline_engine_port" \
-      --log-dir "$WORK/logs-baseline" --engine mlc --python "$here/null-engine-python" ${ROUTER_EXTRA_ARGS:-}
+      --log-dir "$WORK/logs-baseline" --engine mlc --python "$here/null-engine-python" \
+      ${BASELINE_EXTRA_ARGS-${ROUTER_EXTRA_ARGS:-}}
     baseline_pid=$TB_LAST_PID
     tb_wait_http "http://127.0.0.1:$baseline_port/v1/models" 300 "$TB_LAST_PID" "$WORK/router-baseline.log"
   fi
