@@ -104,7 +104,13 @@ public final class CompletionFlow implements RelayTarget {
     AttemptResult result = new AttemptResult();
     String engineRequestId = attemptCount++ == 0 ? job.requestId() : job.requestId() + "-" + attemptCount;
     Attempt a = new Attempt(job, spec, engineRequestId, failedEngines, this, result);
-    return dispatcher.run(a).transform(ar -> {
+    Future<Void> run;
+    try {
+      run = dispatcher.run(a);
+    } catch (UpstreamException e) {
+      run = Future.failedFuture(e); // the chosen engine was removed meanwhile (EngineCalls.status)
+    }
+    return run.transform(ar -> {
       result.outcomes().forEach(o -> ledger.record(o, spec.replay()));
       metrics.replaysChecked(result.replaysMatched(), result.replaysDiffered());
       if (ar.succeeded()) {

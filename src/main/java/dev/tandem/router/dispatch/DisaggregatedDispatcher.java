@@ -89,7 +89,7 @@ public final class DisaggregatedDispatcher implements Dispatcher {
     JsonObject body = EngineBodies.generation(a, calls.options.get(REQUEST_TOKEN_IDS));
     if (split.kind() == PdSplitPolicy.Kind.DECODE_ONLY) {
       LOG.debug("{}: engine {} prefills itself ({})", a.engineRequestId(), d.id(), split.why());
-      return calls.registry.lease(decode.id()).during(
+      return calls.lease(decode.id()).during(
           () -> calls.generate(a, decode, EngineApi.COMPLETIONS, body, () -> {}))
           .onSuccess(v -> observe(decode, prompt, a.result().engineUsageExtra()));
     }
@@ -101,7 +101,7 @@ public final class DisaggregatedDispatcher implements Dispatcher {
         .put("load", pChoice.engine().score()));
     EngineStatus prefill = calls.status(pChoice.engine());
     KvWindow window = KvWindow.of(prompt.length, split.balanceFactor());
-    return calls.registry.lease(decode.id()).during(
+    return calls.lease(decode.id()).during(
         () -> disaggregate(a, decode, prefill, window, body));
   }
 
@@ -187,7 +187,7 @@ public final class DisaggregatedDispatcher implements Dispatcher {
     JsonObject send = EngineBodies.remoteSend(body, matched, window.end(), metadata, decode.peStart());
     int tokens = window.end() - matched;
     calls.backlog.sent(prefill.id(), tokens, System.nanoTime());
-    return calls.registry.lease(prefill.id()).during(() -> calls.client.postJson(prefill.id(),
+    return calls.lease(prefill.id()).during(() -> calls.client.postJson(prefill.id(),
             prefill.url(), EngineApi.REMOTE_SEND, send, "remote_send",
             calls.options.get(REMOTE_SEND_TIMEOUT).toMillis(), a.cancellation()))
         .onComplete(ar -> calls.backlog.ended(prefill.id(), tokens, ar.succeeded(), System.nanoTime()))

@@ -16,11 +16,14 @@ import dev.tandem.router.policy.PdSplitPolicy;
 import dev.tandem.router.policy.PrefillBacklog;
 import dev.tandem.router.policy.RoutePolicy;
 import dev.tandem.router.registry.EngineRegistry;
+import dev.tandem.router.registry.InFlightLease;
 import dev.tandem.router.upstream.EngineClient;
+import dev.tandem.router.upstream.UpstreamException;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.util.HashSet;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.function.Predicate;
 
@@ -78,8 +81,27 @@ final class EngineCalls {
     return v instanceof Number n ? n.intValue() : -1;
   }
 
+  /**
+   * The chosen engine's status. The registry is shared by the router's event loops, so an engine
+   * removed on another loop since this attempt's snapshot fails the attempt as unreachable, and
+   * the flow tries another engine.
+   */
   EngineStatus status(EngineSnapshot snapshot) {
-    return registry.status(snapshot.id()).orElseThrow();
+    return registry.status(snapshot.id()).orElseThrow(() -> removed(snapshot.id()));
+  }
+
+  /** An in-flight unit of engine {@code id}, or the same failure as {@link #status}. */
+  InFlightLease lease(int id) {
+    try {
+      return registry.lease(id);
+    } catch (NoSuchElementException e) {
+      throw removed(id);
+    }
+  }
+
+  private static UpstreamException removed(int id) {
+    return UpstreamException.unreachable(id, "routing",
+        new NoSuchElementException("it was removed from the fleet"));
   }
 
   /**

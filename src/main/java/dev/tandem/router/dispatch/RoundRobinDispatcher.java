@@ -28,7 +28,7 @@ public final class RoundRobinDispatcher implements Dispatcher {
     }
     a.result().routing(calls.chosen("whole", pick));
     EngineStatus engine = calls.status(pick.engine());
-    return calls.registry.lease(engine.id()).during(() -> calls.generate(a, engine,
+    return calls.lease(engine.id()).during(() -> calls.generate(a, engine,
             EngineApi.COMPLETIONS, EngineBodies.generation(a, calls.options.get(REQUEST_TOKEN_IDS)),
             () -> {}))
         .onSuccess(v -> {
