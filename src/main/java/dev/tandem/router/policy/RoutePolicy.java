@@ -57,17 +57,20 @@ public final class RoutePolicy {
   }
 
   /** Any READY engine, whatever its role: MLC's round-robin mode uses every endpoint. */
-  public synchronized Optional<EngineSnapshot> pickWhole(List<EngineSnapshot> engines, Set<Integer> excluded) {
+  public synchronized Optional<EngineSnapshot> pickWhole(List<EngineSnapshot> engines,
+      Set<Integer> excluded) {
     return whole.pick(wholeCandidates(engines, excluded));
   }
 
   /** A READY engine that can decode (role DECODE or BOTH). */
-  public synchronized Optional<EngineSnapshot> pickDecode(List<EngineSnapshot> engines, Set<Integer> excluded) {
+  public synchronized Optional<EngineSnapshot> pickDecode(List<EngineSnapshot> engines,
+      Set<Integer> excluded) {
     return decode.pick(decodeCandidates(engines, excluded));
   }
 
   /** A READY engine that can prefill (role PREFILL or BOTH); pass D's id in {@code excluded}. */
-  public synchronized Optional<EngineSnapshot> pickPrefill(List<EngineSnapshot> engines, Set<Integer> excluded) {
+  public synchronized Optional<EngineSnapshot> pickPrefill(List<EngineSnapshot> engines,
+      Set<Integer> excluded) {
     return prefill.pick(prefillCandidates(engines, excluded));
   }
 
@@ -112,7 +115,8 @@ public final class RoutePolicy {
   }
 
   /** An engine's report of how much of a prompt it found cached (whole or decode role). */
-  public synchronized void observed(int engineId, int[] prompt, int cachedTokens, boolean decodeRole) {
+  public synchronized void observed(int engineId, int[] prompt, int cachedTokens,
+      boolean decodeRole) {
     (decodeRole ? decodeCache : wholeCache).observed(engineId, prompt, cachedTokens);
   }
 

@@ -54,7 +54,8 @@ class RouterLoopsTest {
         .compose(h -> h.announce(RouterHarness.status(1, "http://127.0.0.1:" + engine.actualPort(),
             EngineRole.BOTH, EngineState.READY, 0)).map(h))
         .compose(h -> {
-          long sampler = vertx.setPeriodic(2, t -> mostAtOnce.accumulateAndGet(running.get(), Math::max));
+          long sampler = vertx.setPeriodic(2,
+              t -> mostAtOnce.accumulateAndGet(running.get(), Math::max));
           List<Future<RouterHarness.Answer>> answers = new ArrayList<>();
           for (int i = 0; i < REQUESTS; i++) {
             answers.add(h.post("/v1/completions", new JsonObject().put("prompt", List.of(1, 2, 3))

@@ -38,8 +38,8 @@ class EngineCallsTest {
     EngineRegistry registry = new EngineRegistry(System::currentTimeMillis);
     registry.apply(new EngineStatus(4, "http://127.0.0.1:9", EngineRole.BOTH, 4, 1,
         EngineState.READY, 0, null));
-    EngineCalls calls = new EngineCalls(registry, new RoutePolicy(), new EngineClient(vertx, 1000, 1),
-        new RouterOptions(), new RouterMetrics());
+    EngineCalls calls = new EngineCalls(registry, new RoutePolicy(),
+        new EngineClient(vertx, 1000, 1), new RouterOptions(), new RouterMetrics());
     List<EngineSnapshot> snapshot = registry.snapshot();
     assertEquals(4, calls.status(snapshot.get(0)).id());
     calls.lease(4).release();
