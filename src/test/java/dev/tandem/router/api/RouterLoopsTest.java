@@ -92,8 +92,6 @@ class RouterLoopsTest {
               for (int i = 0; i < 8; i++) {
                 asks.add((i % 2 == 0 ? a : b).get("/v1/models"));
               }
-              // closing both at the end keeps them referenced: Vert.x 5 closes the HttpClient of
-              // a harness nothing refers to any more, even mid-request ("Pool closed")
               return Future.all(asks).map(all -> {
                 ctx.verify(() -> {
                   for (int i = 0; i < asks.size(); i++) {

@@ -15,11 +15,13 @@ import dev.tandem.config.RouterOptions;
 import dev.tandem.router.RouterVerticle;
 import dev.tandem.testing.Eventually;
 import dev.tandem.tokenizer.TextTokenizer;
+import io.vertx.core.Closeable;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
@@ -89,12 +91,18 @@ public final class RouterHarness {
    * response body is already being delivered) and loses answers now and then.
    */
   private final Context context;
+  private final Closeable closeHook;
 
   private RouterHarness(Vertx vertx, RouterVerticle router) {
     this.vertx = vertx;
     this.router = router;
     this.http = vertx.createHttpClient(new PoolOptions().setHttp1MaxSize(256));
     this.context = vertx.getOrCreateContext();
+    this.closeHook = done -> http.close().onComplete(done);
+    // Held by its Vertx until either closes: Vert.x 5 closes an HttpClient that becomes
+    // unreachable, even mid-request ("Pool closed"), and a test's future chain need not hold
+    // its harness.
+    ((VertxInternal) vertx).addCloseHook(closeHook);
   }
 
   /** Deploys a router on a free port of 127.0.0.1. */
@@ -242,6 +250,7 @@ public final class RouterHarness {
   }
 
   public Future<Void> close() {
+    ((VertxInternal) vertx).removeCloseHook(closeHook);
     return http.close();
   }
 
