@@ -61,6 +61,8 @@ final class FleetAdmin {
   /** The supervisor's list of engine deployments (torn down with it); added ones join it. */
   private final List<String> deployments;
   private final Map<Integer, String> deploymentOf = new LinkedHashMap<>();
+  /** The EngineVerticle of each deployment: a removed engine's reply is its own last status. */
+  private final Map<Integer, EngineVerticle> verticleOf = new LinkedHashMap<>();
   private final Map<Integer, EndpointConfig> endpoints = new LinkedHashMap<>();
   /** Ids are never reused: a removed engine's late events must not be taken for a new one's. */
   private int nextId;
@@ -78,9 +80,15 @@ final class FleetAdmin {
     this.deployments = deployments;
   }
 
+  /** One of the fleet's initial engines and its deployment, as the supervisor deployed them. */
+  void started(EngineVerticle engine, String deploymentId) {
+    verticleOf.put(engine.spec().endpoint().id(), engine);
+    started(engine.spec().endpoint(), deploymentId);
+  }
+
   /**
-   * An engine of the fleet and its deployment (the initial ones, as the supervisor deployed
-   * them); {@code deploymentId} null for one a {@code tandem node} runs.
+   * An engine of the fleet and its deployment; {@code deploymentId} null for one a
+   * {@code tandem node} runs.
    */
   void started(EndpointConfig endpoint, String deploymentId) {
     endpoints.put(endpoint.id(), endpoint);
@@ -132,6 +140,7 @@ final class FleetAdmin {
       return vertx.deployVerticle(engine).map(id -> {
         deployments.add(id);
         deploymentOf.put(endpoint.id(), id);
+        verticleOf.put(endpoint.id(), engine);
         return engine.statusJson();
       });
     }).onSuccess(msg::reply).onFailure(err -> {
@@ -159,7 +168,10 @@ final class FleetAdmin {
       deploymentOf.remove(id);
       endpoints.remove(id);
       deployments.remove(deployment);
-      JsonObject last = view.latest(id);
+      // The verticle's own status: its STOPPED event may not have reached the view yet (when the
+      // engine's context shares this thread, undeploy completes before the event is delivered).
+      EngineVerticle engine = verticleOf.remove(id);
+      JsonObject last = engine != null ? engine.statusJson() : view.latest(id);
       view.forget(id);
       if (ar.failed()) {
         msg.fail(500, "engine " + id + " did not stop cleanly: " + ar.cause().getMessage());

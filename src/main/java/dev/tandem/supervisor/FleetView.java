@@ -2,7 +2,9 @@ package dev.tandem.supervisor;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -11,10 +13,12 @@ import java.util.TreeMap;
  */
 final class FleetView {
   private final Map<Integer, JsonObject> latest = new TreeMap<>();
+  /** Removed engines (ids are never reused): their late events do not bring them back. */
+  private final Set<Integer> removed = new HashSet<>();
 
   void update(JsonObject status) {
     Integer id = status.getInteger("id");
-    if (id != null) {
+    if (id != null && !removed.contains(id)) {
       latest.put(id, status.copy());
     }
   }
@@ -25,9 +29,13 @@ final class FleetView {
     return status == null ? null : status.copy();
   }
 
-  /** A removed engine: no longer part of the fleet's view. */
+  /**
+   * A removed engine: no longer part of the fleet's view, even when its last events (STOPPED)
+   * are delivered after its removal.
+   */
   void forget(int id) {
     latest.remove(id);
+    removed.add(id);
   }
 
   /** {@code {"engines": [status, ...]}} ordered by engine id. */

@@ -294,7 +294,7 @@ public final class SupervisorVerticle extends VerticleBase {
         for (int i = 0; i < deployments.size(); i++) {
           if (deployments.get(i).succeeded()) {
             engineDeployments.add(deployments.get(i).result());
-            admin.started(engines.get(i).spec().endpoint(), deployments.get(i).result());
+            admin.started(engines.get(i), deployments.get(i).result());
           }
         }
         for (EngineSpec spec : onNodes) {
