@@ -29,7 +29,8 @@
 # WRK_THREADS (1), ROUTER_EXTRA_ARGS (more `tandem router` flags), BASELINE_JAR (another build's
 # tandem.jar: its router, with its own zero-cost engine, joins the rotation as setup "baseline",
 # for before/after in one run; BASELINE_EXTRA_ARGS, if set, are its flags instead of
-# ROUTER_EXTRA_ARGS, e.g. "--router-loops 1" to set one build against itself), ZERO_DISAGG (1: a second Tandem router in disagg mode over a
+# ROUTER_EXTRA_ARGS, e.g. "--router-loops 1" to set one build against itself; BASELINE_JAVA_OPTS,
+# if set, its JVM options instead of ROUTER_JAVA_OPTS), ZERO_DISAGG (1: a second Tandem router in disagg mode over a
 # zero-cost prefill and decode engine joins as setup "disagg": every request is MLC's three
 # MicroServing calls, prep_recv and start_generate on D, remote_send on P; 0 leaves it out).
 set -euo pipefail
@@ -139,7 +140,8 @@ run_zero_pass() {
     baseline_engine_port=$(tb_free_port); baseline_port=$(tb_free_port)
     tb_log "[zero] starting the baseline router ($BASELINE_JAR) with its own zero-cost engine"
     # shellcheck disable=SC2086
-    TANDEM_JAR="$BASELINE_JAR" NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS=0 TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" \
+    TANDEM_JAR="$BASELINE_JAR" NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS=0 \
+      TANDEM_JAVA_OPTS="${BASELINE_JAVA_OPTS-$ROUTER_JAVA_OPTS}" \
       tb_start "$WORK/router-baseline.log" "$TB_TANDEM" router "$WORK/model" --router-mode round-robin \
       --router-host 127.0.0.1 --router-port "$baseline_port" --endpoint-ports "$baseline_engine_port" \
       --log-dir "$WORK/logs-baseline" --engine mlc --python "$here/null-engine-python" \
