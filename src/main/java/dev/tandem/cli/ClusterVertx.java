@@ -11,6 +11,7 @@ import static dev.tandem.config.ClusterOptions.CLUSTER_TRUST;
 
 import com.hazelcast.config.Config;
 import dev.tandem.config.ConfigException;
+import dev.tandem.config.NetworkTransport;
 import dev.tandem.config.OptionValues;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -49,12 +50,14 @@ final class ClusterVertx {
   }
 
   /**
-   * {@link #start}, for a command ({@code "tandem router"}): a bad cluster option is told as a
-   * usage error (exit code 2), a cluster it cannot join as exit code 1.
+   * {@link #start}, for a command ({@code "tandem router"}): a bad cluster option or a transport
+   * that cannot load is told as a usage error (exit code 2), a cluster it cannot join as exit
+   * code 1.
    */
-  static Vertx startFor(String command, OptionValues<?> config) throws JoinFailed {
+  static Vertx startFor(String command, OptionValues<?> config, NetworkTransport transport)
+      throws JoinFailed {
     try {
-      return start(config);
+      return start(config, transport);
     } catch (ConfigException e) {
       System.err.println(command + ": " + e.getMessage());
       throw new JoinFailed(ConfigException.EXIT_CODE);
@@ -88,24 +91,19 @@ final class ClusterVertx {
     }
   }
 
-  /** A plain Vert.x, or a clustered one once it has joined (blocking: call from main). */
-  static Vertx start(OptionValues<?> config) throws InterruptedException, ExecutionException {
+  /**
+   * A plain Vert.x, or a clustered one once it has joined (blocking: call from main), its
+   * connections on {@code transport}.
+   */
+  static Vertx start(OptionValues<?> config, NetworkTransport transport)
+      throws InterruptedException, ExecutionException {
     if (!config.get(CLUSTER)) {
-      return Vertx.vertx(transport(new VertxOptions()));
+      return NetworkTransports.apply(Vertx.builder(), transport).build();
     }
     HazelcastClusterManager manager = new HazelcastClusterManager(hazelcastConfig(config));
-    Future<Vertx> clustered = Vertx.builder().with(transport(vertxOptions(config)))
-        .withClusterManager(manager).buildClustered();
+    Future<Vertx> clustered = NetworkTransports.apply(Vertx.builder(), transport)
+        .with(vertxOptions(config)).withClusterManager(manager).buildClustered();
     return clustered.toCompletionStage().toCompletableFuture().get();
-  }
-
-  /**
-   * The router process relays every byte of every answer: Netty's native epoll transport where it
-   * loads (Linux x86-64), NIO elsewhere or with {@code -Dtandem.native-transport=false}.
-   */
-  static VertxOptions transport(VertxOptions options) {
-    return options.setPreferNativeTransport(
-        !"false".equals(System.getProperty("tandem.native-transport")));
   }
 
   /** The Hazelcast configuration: {@code --cluster-config}, else Vert.x's own lookup. */

@@ -1,6 +1,7 @@
 package dev.tandem.cli;
 
 import dev.tandem.config.ConfigException;
+import dev.tandem.config.NetworkTransport;
 import dev.tandem.config.NodeOptions;
 import dev.tandem.config.RouterConfig;
 import dev.tandem.fleet.NodeVerticle;
@@ -63,7 +64,7 @@ public final class NodeCommand implements Callable<Integer> {
         : options.get(NodeOptions.HOSTS);
     Vertx vertx;
     try {
-      vertx = ClusterVertx.startFor("tandem node", options);
+      vertx = ClusterVertx.startFor("tandem node", options, NetworkTransport.AUTO);
     } catch (ClusterVertx.JoinFailed e) {
       return e.exitCode;
     }

@@ -3,6 +3,7 @@ package dev.tandem.cli;
 import dev.tandem.config.ConfigException;
 import dev.tandem.config.ConfigValidator;
 import dev.tandem.config.RouterConfig;
+import dev.tandem.config.RouterOptions;
 import dev.tandem.supervisor.SupervisorVerticle;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.DecodeException;
@@ -90,15 +91,13 @@ public final class RouterCommand implements Callable<Integer> {
   private static int serve(RouterConfig config) {
     Vertx vertx;
     try {
-      vertx = ClusterVertx.startFor("tandem router", config);
+      vertx = ClusterVertx.startFor("tandem router", config,
+          config.get(RouterOptions.NETWORK_TRANSPORT));
     } catch (ClusterVertx.JoinFailed e) {
       return e.exitCode;
     }
-    if (!vertx.isNativeTransportEnabled()) {
-      org.slf4j.LoggerFactory.getLogger(RouterCommand.class).info("network transport: Java NIO ({})",
-          vertx.unavailableNativeTransportCause() == null ? "native transport not asked for"
-              : vertx.unavailableNativeTransportCause().toString());
-    }
+    org.slf4j.LoggerFactory.getLogger(RouterCommand.class).info("network transport: {}",
+        NetworkTransports.describe(vertx));
     CountDownLatch closed = new CountDownLatch(1);
     Duration closeWait = config.get(RouterConfig.STOP_GRACE).plusSeconds(10);
     Thread hook = new Thread(() -> close(vertx, closeWait, closed), "tandem-router-shutdown");

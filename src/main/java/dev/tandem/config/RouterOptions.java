@@ -40,6 +40,12 @@ public final class RouterOptions extends OptionValues<RouterOptions> {
       "--router-loops", 0).rule(between(0, 256)).label("N")
       .help("event loops serving the HTTP API, each running its connections' requests end to end;"
           + " 0: one per core"));
+  public static final Option<NetworkTransport> NETWORK_TRANSPORT = OPTIONS.add(Option.of(
+      "networkTransport", "--network-transport", ValueType.choice(
+          List.of(NetworkTransport.values()), NetworkTransport::wireName), NetworkTransport.AUTO)
+      .help("what carries the router process's connections: auto (epoll where it loads, else"
+          + " nio), epoll, io_uring (cheaper under load, slower for one connection) or nio;"
+          + " tandem router's own Vert.x only"));
   public static final Option<Double> PD_BALANCE_FACTOR = OPTIONS.add(Option.number(
       "pdBalanceFactor", "--pd-balance-factor", 0.0)
       .rule(Rule.<Double>of(f -> f >= 0 && f < 1, "must be in [0, 1)")

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import dev.tandem.config.ClusterOptions;
+import dev.tandem.config.NetworkTransport;
 import dev.tandem.config.RouterConfig;
 import dev.tandem.testing.FreePorts;
 import dev.tandem.testing.TestCerts;
@@ -101,12 +102,12 @@ class ClusterVertxTest {
         .set(ClusterOptions.CLUSTER_KEY, pem.key().toString())
         .set(ClusterOptions.CLUSTER_CERT, pem.cert().toString())
         .set(ClusterOptions.CLUSTER_TRUST, pem.cert().toString());
-    Vertx a = ClusterVertx.start(config);
+    Vertx a = ClusterVertx.start(config, NetworkTransport.AUTO);
     Vertx b = null;
     try {
       a.eventBus().<JsonObject>consumer("test.echo", m -> m.reply(m.body().put("by", "a")))
           .completion().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-      b = ClusterVertx.start(config);
+      b = ClusterVertx.start(config, NetworkTransport.AUTO);
       assertTrue(b.isClustered());
       JsonObject reply = b.eventBus().<JsonObject>request("test.echo", new JsonObject().put("n", 1))
           .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS).body();

@@ -200,6 +200,8 @@ class RouterCommandTest {
     assertUsageError("--router-mode must be disagg or round-robin, not 'fast'",
         args("--router-mode", "fast"));
     assertUsageError("--engine must be builtin, mlc or sim, not 'vllm'", args("--engine", "vllm"));
+    assertUsageError("--network-transport must be auto, epoll, io_uring or nio, not 'uring'",
+        args("--network-transport", "uring"));
     assertUsageError("--endpoint-roles must be prefill, decode or both, not 'p'",
         args("--endpoint-roles", "p", "d", "d"));
     assertUsageError("--router-port must be a whole number, not 'eighty'",

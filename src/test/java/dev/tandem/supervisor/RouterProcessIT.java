@@ -9,6 +9,7 @@ import static dev.tandem.config.RouterOptions.ROUTER_PORT;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tandem.config.RouterConfig;
 import dev.tandem.testing.FreePorts;
@@ -16,6 +17,7 @@ import dev.tandem.testing.TandemJar;
 import dev.tandem.testing.TinyModel;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.transport.Transport;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -56,6 +58,11 @@ class RouterProcessIT {
   }
 
   private Process startRouter(Path model, int routerPort, int... enginePorts) throws IOException {
+    return startRouter(model, List.of(), routerPort, enginePorts);
+  }
+
+  private Process startRouter(Path model, List<String> flags, int routerPort, int... enginePorts)
+      throws IOException {
     List<String> cmd = TandemJar.command("256m", "router", model.toString(), "--router-port",
         Integer.toString(routerPort), "--log-dir", dir.resolve("logs").toString(),
         "--engine-jvm-opts=-Xmx256m", "--health-interval", "0.5", "--stop-grace",
@@ -63,6 +70,7 @@ class RouterProcessIT {
     for (int p : enginePorts) {
       cmd.add(Integer.toString(p));
     }
+    cmd.addAll(flags);
     router = TandemJar.process(cmd).redirectOutput(dir.resolve("router.out").toFile()).start();
     return router;
   }
@@ -105,6 +113,42 @@ class RouterProcessIT {
     assertTrue(ms < STOP_GRACE_MS + 5000, "stopped in " + ms + " ms");
     assertEquals(List.of(), ProcessTools.processesMentioning(dir.toString()));
     assertTrue(output().contains("STOPPED"), output());
+  }
+
+  @Test
+  void ioUringCarriesADisaggregatedStreamWhereTheKernelAllowsIt() throws Exception {
+    assumeTrue(Transport.IO_URING.available(), "io_uring does not load here: "
+        + Transport.IO_URING.unavailabilityCause());
+    int[] ports = FreePorts.of(3);
+    startRouter(model(), List.of("--network-transport", "io_uring"), ports[2], ports[0], ports[1]);
+    awaitFleet(ports[2], 2);
+    assertTrue(output().contains("network transport: io_uring"), output());
+    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    String body = "{\"prompt\":[3,4,5,6,7,8,9,10],\"max_tokens\":6,\"temperature\":0,"
+        + "\"debug_config\":{\"ignore_eos\":true}";
+    URI completions = URI.create("http://127.0.0.1:" + ports[2] + "/v1/completions");
+    HttpResponse<String> whole = http.send(HttpRequest.newBuilder(completions)
+        .POST(HttpRequest.BodyPublishers.ofString(body + "}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, whole.statusCode(), whole.body());
+    JsonObject answer = new JsonObject(whole.body());
+    assertEquals(6, answer.getJsonObject("usage").getInteger("completion_tokens"), whole.body());
+    HttpResponse<String> stream = http.send(HttpRequest.newBuilder(completions)
+        .POST(HttpRequest.BodyPublishers.ofString(body + ",\"stream\":true}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, stream.statusCode(), stream.body());
+    StringBuilder text = new StringBuilder();
+    for (String line : stream.body().split("\n")) {
+      if (line.startsWith("data: {")) {
+        JsonArray choices = new JsonObject(line.substring(6)).getJsonArray("choices");
+        for (int i = 0; i < choices.size(); i++) {
+          text.append(choices.getJsonObject(i).getString("text", ""));
+        }
+      }
+    }
+    assertTrue(stream.body().strip().endsWith("data: [DONE]"), stream.body());
+    assertEquals(answer.getJsonArray("choices").getJsonObject(0).getString("text"), text.toString(),
+        "streamed and whole answers of one greedy request");
   }
 
   @Test
