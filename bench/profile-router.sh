@@ -12,7 +12,10 @@
 # Knobs (environment): MODE (round-robin | disagg: a prefill and a decode null engine, every
 # request MLC's three MicroServing calls), CONNS (64), STREAM (1; 0 for non-streaming), API
 # (completions; chat: POST /v1/chat/completions with one user message, through the chat template),
-# WARMUP_SECONDS (30), PROFILE_SECONDS (15), INTERVAL (sampling period, 1ms), PROMPT_LEN (32),
+# WARMUP_SECONDS (30), PROFILE_SECONDS (15), EVENT (cpu: perf_events, which charges kernel time to
+# the kernel code that spent it; itimer where perf_events are not allowed, but on a VM it charges
+# ~1.7x the real share to system calls: 72% vs 42% of the loop, with /proc saying 37% system
+# time), INTERVAL (sampling period, 1ms), PROMPT_LEN (32),
 # OUTPUT_LEN (16), ROUTER_JAVA_OPTS (-Xmx512m plus -XX:+DebugNonSafepoints, without which the
 # JIT's inlined code is charged to the wrong frames: a 32-id prompt's JsonArray wrapping showed as
 # JsonFields.optInt), ROUTER_EXTRA_ARGS, AP_VERSION (3.0), OUT_DIR, KEEP_TMP=1.
@@ -91,7 +94,7 @@ drive() { # seconds out
 }
 tb_log "warming up for ${WARMUP_SECONDS:-30} s: $(drive "${WARMUP_SECONDS:-30}" "$WORK/warmup.out")"
 # jcmd reads key=value words as its own arguments: the agent's options go in quotes.
-"$jcmd" "$router_pid" JVMTI.agent_load "$agent" "\"start,event=itimer,interval=${INTERVAL:-1ms},threads\"" >&2
+"$jcmd" "$router_pid" JVMTI.agent_load "$agent" "\"start,event=${EVENT:-cpu},interval=${INTERVAL:-1ms},threads\"" >&2
 cpu0=$(tb_cpu_ms "$router_pid")
 measured=$(drive "${PROFILE_SECONDS:-15}" "$OUT/profiled.out")
 cpu1=$(tb_cpu_ms "$router_pid")
@@ -101,7 +104,7 @@ requests=$(awk '$1 == "WRK" { print $2 }' "$OUT/profiled.out")
 {
   echo "## router profile  $(date -u +%Y-%m-%dT%H:%MZ)  $(tb_machine)"
   echo "# $MODE, $CONNS connections, $([[ "$STREAM" == 1 ]] && echo streaming || echo non-streaming) POST $path, zero-cost upstream;"
-  echo "# ${WARMUP_SECONDS:-30} s warm-up, then ${PROFILE_SECONDS:-15} s profiled (async-profiler $AP_VERSION, itimer, ${INTERVAL:-1ms}): $measured"
+  echo "# ${WARMUP_SECONDS:-30} s warm-up, then ${PROFILE_SECONDS:-15} s profiled (async-profiler $AP_VERSION, ${EVENT:-cpu}, ${INTERVAL:-1ms}): $measured"
   echo "# router CPU while profiled: $(( cpu1 - cpu0 )) ms, $(awk -v c=$(( cpu1 - cpu0 )) -v n="${requests:-0}" 'BEGIN { printf "%.3f", (n > 0 ? c / n : 0) }') ms per request"
   python3 "$here/summarize-profile.py" "$OUT/router.collapsed"
 } | tee "$OUT/profile-summary.txt"
