@@ -127,12 +127,22 @@ tb_bench() { # json-file args...
 # CPU time (user + system, milliseconds) used so far by the given processes and their threads
 # (children not included): for "router CPU per request" style measurements.
 tb_cpu_ms() { # pid...
-  local pid total=0 ticks hz
+  tb_proc_ms '$12 + $13' "$@"
+}
+
+# System (kernel) time alone, milliseconds, as tb_cpu_ms: socket work, wake-ups, context switches.
+tb_sys_ms() { # pid...
+  tb_proc_ms '$13' "$@"
+}
+
+tb_proc_ms() { # awk-expression-of-fields pid...
+  local expr="$1" pid total=0 ticks hz
+  shift
   hz=$(getconf CLK_TCK)
   for pid in "$@"; do
     [[ -r /proc/$pid/stat ]] || continue
-    # Fields 14 and 15 after the ")" that ends the command name.
-    ticks=$(sed 's/^.*) //' "/proc/$pid/stat" | awk '{ print $12 + $13 }')
+    # Fields 14 (utime) and 15 (stime) are $12 and $13 after the ")" that ends the command name.
+    ticks=$(sed 's/^.*) //' "/proc/$pid/stat" | awk "{ print $expr }")
     total=$(( total + ticks ))
   done
   echo $(( total * 1000 / hz ))

@@ -210,20 +210,20 @@ run_zero_pass() {
         for mode in "${modes[@]}"; do
           for (( i = 0; i < n_setups; i++ )); do
             s=${setups[$(( (i + r - 1) % n_setups ))]}
-            local proxy_pids=() cpu0 cpu1 line
+            local proxy_pids=() cpu0 cpu1 sys0 sys1 line
             case "$s" in
               tandem) proxy_pids=("$router_pid") ;;
               baseline) proxy_pids=("$baseline_pid") ;;
               disagg) proxy_pids=("$disagg_pid") ;;
               nginx) proxy_pids=("$nginx_pid" $(pgrep -P "$nginx_pid" || true)) ;;
             esac
-            cpu0=$(tb_cpu_ms "${proxy_pids[@]}")
+            cpu0=$(tb_cpu_ms "${proxy_pids[@]}"); sys0=$(tb_sys_ms "${proxy_pids[@]}")
             line=$(zero_run "$client" "$c" "$mode" "${url[$s]}" "$OUT/zero-$client-$c-$mode-$s-$r.out")
-            cpu1=$(tb_cpu_ms "${proxy_pids[@]}")
+            cpu1=$(tb_cpu_ms "${proxy_pids[@]}"); sys1=$(tb_sys_ms "${proxy_pids[@]}")
             tb_log "[zero] round $r/$ROUNDS $client c=$c $mode $s: $line cpu ${s/direct/-} $(( cpu1 - cpu0 )) ms"
-            # client connections mode setup round requests req/s p50 p99 errors proxy_cpu_ms
-            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$client" "$c" "$mode" "$s" "$r" "$(tr ' ' '\t' <<<"$line" | sed 's/\t$//')" \
-              "$(( cpu1 - cpu0 ))" >>"$OUT/zero-runs.tsv"
+            # client connections mode setup round requests req/s p50 p99 errors proxy_cpu_ms proxy_sys_ms
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$client" "$c" "$mode" "$s" "$r" "$(tr ' ' '\t' <<<"$line" | sed 's/\t$//')" \
+              "$(( cpu1 - cpu0 ))" "$(( sys1 - sys0 ))" >>"$OUT/zero-runs.tsv"
           done
         done
       done

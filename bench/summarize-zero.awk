@@ -1,10 +1,12 @@
 # Summarises the zero pass of bench/router-overhead.sh. Input lines (tab separated):
 #   client connections mode setup round requests req_per_s p50_ms p99_ms errors proxy_cpu_ms
+#   [proxy_sys_ms]
 # (requests: every request of the run, for CPU per request; latencies of the whole answer).
 # Prints one Markdown row per cell (client, connections, mode) and setup: medians over rounds, and
 # the throughput and CPU ratios to nginx and the p50 added over direct as medians of per-round
 # (paired, same round) values; then each proxy's CPU per request non-streaming / streaming, and
-# disaggregated mode ("disagg") against round-robin ("tandem") where both ran.
+# disaggregated mode ("disagg") against round-robin ("tandem") where both ran, and where the runs
+# have proxy_sys_ms, each proxy's CPU per request split into user and system (kernel) time.
 # -v setups="direct nginx tandem" gives the setups and their order.
 function median(arr, n,    i, j, t) {
   for (i = 2; i <= n; i++) { t = arr[i]; for (j = i - 1; j >= 1 && arr[j] > t; j--) arr[j + 1] = arr[j]; arr[j + 1] = t }
@@ -28,6 +30,7 @@ BEGIN { FS = "\t"; if (setups == "") setups = "direct nginx tandem"; ns = split(
   rounds[$5] = 1
   v[c, $4, $5, "rps"] = $7; v[c, $4, $5, "p50"] = $8; v[c, $4, $5, "p99"] = $9
   if ($4 != "direct" && $6 > 0) v[c, $4, $5, "cpu"] = $11 / $6
+  if ($4 != "direct" && $6 > 0 && NF >= 12) v[c, $4, $5, "sys"] = $12 / $6
   err[c, $4] += $10
 }
 END {
@@ -68,5 +71,16 @@ END {
     printf "disagg / tandem, %s %s %s: req/s %s, CPU per request %s, p50 %s ms more\n", k[1], k[2], k[3],
       f(paired(c, "disagg", "tandem", "rps", "/"), "%.3f"), f(paired(c, "disagg", "tandem", "cpu", "/"), "%.2f"),
       f(paired(c, "disagg", "tandem", "p50", "-"), "%+.3f")
+  }
+  # User (the proxy's own code) and system (kernel) time per request, medians over rounds.
+  for (i = 1; i <= nc; i++) {
+    c = cells[i]; split(c, k, SUBSEP)
+    line = ""
+    for (j = 1; j <= ns; j++) {
+      s = order[j]; x = med(c, s, "cpu"); y = med(c, s, "sys")
+      if (s == "direct" || x == "" || y == "") continue
+      line = line sprintf(" %s %.3f/%.3f", s, x - y, y)
+    }
+    if (line != "") printf "user/system CPU per request (ms), %s %s %s:%s\n", k[1], k[2], k[3], line
   }
 }
