@@ -9,7 +9,8 @@
 # (--fixed-world: as NVSHMEM, the supervisor re-forms the world with a new uid).
 #
 # Environment knobs: CONCURRENCY, DURATION (s), OUTPUT_LEN, PROMPT_LEN, SEED, PRESET (tiny),
-# WORLDS ("ordinary fixed"), OUT_DIR, KEEP_TMP=1.
+# WORLDS ("ordinary fixed"), ROUTER_EXTRA_ARGS (more `tandem router` flags, e.g.
+# "--network-transport io_uring"), OUT_DIR, KEEP_TMP=1.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib-serving.sh"
@@ -58,10 +59,11 @@ run_world() { # name extra-router-flags...
   local p0 p1 p2 rp bench_pid back1 back0 t1 t2 g1 g2
   p0=$(tb_free_port); p1=$(tb_free_port); p2=$(tb_free_port); rp=$(tb_free_port)
   tb_log "$name world: starting 1 prefill + 2 decode engines"
+  # shellcheck disable=SC2086
   tb_start "$WORK/router-$name.log" "$TB_TANDEM" router "$WORK/model" --router-host 127.0.0.1 \
     --router-port "$rp" --endpoint-ports "$p0" "$p1" "$p2" --log-dir "$WORK/logs-$name" \
     --engine-jvm-opts="${ENGINE_JVM_OPTS:--Xmx512m}" --health-interval 0.5 --restart-backoff 200ms \
-    "$@"
+    "$@" ${ROUTER_EXTRA_ARGS:-}
   tb_wait_http "http://127.0.0.1:$rp/ready" 300 "$TB_LAST_PID" "$WORK/router-$name.log"
   tb_log "$name world: $CONCURRENCY streams for ${DURATION}s; kill -9 of engine 1 at $((DURATION / 3))s, of engine 0 at $((2 * DURATION / 3))s"
   "$TB_TANDEM" bench --quiet --json "$OUT/$name.json" --url "http://127.0.0.1:$rp" --prompt-kind ids \
