@@ -19,8 +19,8 @@ final class NetworkTransports {
   /** {@code builder} set to build its Vert.x on {@code choice}. */
   static VertxBuilder apply(VertxBuilder builder, NetworkTransport choice) {
     return switch (choice) {
-      case AUTO -> builder.withTransport(Transport.EPOLL.available() ? Transport.EPOLL
-          : Transport.NIO);
+      case AUTO -> builder.withTransport(Transport.EPOLL != null && Transport.EPOLL.available()
+          ? Transport.EPOLL : Transport.NIO);
       case EPOLL -> builder.withTransport(loaded(Transport.EPOLL, choice));
       case IO_URING -> builder.withTransport(loaded(Transport.IO_URING, choice));
       case NIO -> builder.withTransport(Transport.NIO);
@@ -38,14 +38,19 @@ final class NetworkTransports {
     return transport;
   }
 
-  /** What carries {@code vertx}'s connections, for the log: {@code "epoll"}, {@code "nio"}, ... */
-  static String describe(Vertx vertx) {
+  /**
+   * What carries {@code vertx}'s connections, for the log: {@code "epoll"}, {@code "io_uring"},
+   * or {@code "nio"} with why epoll did not load when {@code choice} left it to {@code auto}.
+   */
+  static String describe(Vertx vertx, NetworkTransport choice) {
     String name = ((VertxInternal) vertx).transport().getClass().getSimpleName();
     return switch (name) {
       case "EpollTransport" -> "epoll";
       case "IoUringTransport" -> "io_uring";
       case "KQueueTransport" -> "kqueue";
-      case "NioTransport", "JDKTransport" -> "nio";
+      case "NioTransport", "JDKTransport" -> choice == NetworkTransport.AUTO
+          && Transport.EPOLL != null ? "nio (epoll: " + Transport.EPOLL.unavailabilityCause() + ")"
+          : "nio";
       default -> name;
     };
   }

@@ -97,7 +97,7 @@ public final class RouterCommand implements Callable<Integer> {
       return e.exitCode;
     }
     org.slf4j.LoggerFactory.getLogger(RouterCommand.class).info("network transport: {}",
-        NetworkTransports.describe(vertx));
+        NetworkTransports.describe(vertx, config.get(RouterOptions.NETWORK_TRANSPORT)));
     CountDownLatch closed = new CountDownLatch(1);
     Duration closeWait = config.get(RouterConfig.STOP_GRACE).plusSeconds(10);
     Thread hook = new Thread(() -> close(vertx, closeWait, closed), "tandem-router-shutdown");

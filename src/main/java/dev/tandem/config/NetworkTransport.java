@@ -11,8 +11,8 @@ public enum NetworkTransport {
   /** Netty's native epoll transport; the router does not start where it cannot load. */
   EPOLL("epoll"),
   /**
-   * Netty's io_uring transport (Linux 5.14 and later, where the kernel or a container's seccomp
-   * profile allows io_uring); the router does not start where it cannot load.
+   * Netty's io_uring transport (a recent Linux kernel, where neither the host nor a container's
+   * seccomp profile forbids io_uring); the router does not start where it cannot load.
    */
   IO_URING("io_uring"),
   /** Java NIO, which runs everywhere. */
