@@ -11,6 +11,7 @@ import static dev.tandem.config.RouterOptions.ROUTER_PORT;
 
 import dev.tandem.config.ConfigException;
 import dev.tandem.config.ConfigValidator;
+import dev.tandem.config.NetworkTransport;
 import dev.tandem.config.RouterConfig;
 import dev.tandem.config.RouterMode;
 import dev.tandem.engine.model.LlamaConfig;
@@ -95,7 +96,7 @@ public final class DemoCommand implements Callable<Integer> {
       System.err.println("tandem demo: " + e.getMessage());
       return ConfigException.EXIT_CODE;
     }
-    Vertx vertx = Vertx.vertx();
+    Vertx vertx = NetworkTransports.apply(Vertx.builder(), NetworkTransport.AUTO).build();
     CountDownLatch stopped = new CountDownLatch(1);
     Thread hook = new Thread(() -> stop(vertx, config, stopped), "tandem-demo-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
