@@ -32,7 +32,7 @@ class RouterConfigTest {
         .set(ENGINE_OVERRIDES, "a=1").set(ENGINE_JVM_OPTS, List.of("-Xmx1g")).set(ENGINE_CDS, false)
         .set(FIXED_WORLD, true).set(REFORM_DRAIN, Duration.ofSeconds(4))
         .set(ROUTER_MODE, RouterMode.ROUND_ROBIN).set(ROUTER_HOST, "0.0.0.0").set(ROUTER_PORT, 9000)
-        .set(ROUTER_LOOPS, 3)
+        .set(ROUTER_LOOPS, 3).set(NETWORK_TRANSPORT, NetworkTransport.IO_URING)
         .set(PD_BALANCE_FACTOR, 0.25).set(MAX_ENGINE_ATTEMPTS, 5).set(MAX_PREEMPT_RETRIES, 0).set(MAX_FAILOVERS, 1)
         .set(CONNECT_TIMEOUT, Duration.ofMillis(1500)).set(PREP_RECV_TIMEOUT, Duration.ofSeconds(6))
         .set(REMOTE_SEND_TIMEOUT, Duration.ofSeconds(7)).set(FIRST_CHUNK_TIMEOUT, Duration.ofSeconds(8))
