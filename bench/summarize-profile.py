@@ -47,6 +47,33 @@ STAGES = [
 ]
 
 
+# The step of a request that a user-space sample belongs to: the innermost frame on its stack that
+# starts with one of the step's prefixes (so metrics recorded at the end of a stream count as
+# metrics). Samples whose leaf is not Java (the kernel's system calls and wake-ups, libc, the JVM's
+# stubs) are left out: /proc gives the system time.
+STEPS = [
+    ("metrics (Micrometer meters, request clock)", ("dev.tandem.router.metrics.",)),
+    ("engine body built", ("dev.tandem.router.dispatch.EngineBodies",)),
+    ("engine chunks read (scanner, record)", ("dev.tandem.router.upstream.ChunkScanner",
+                                              "dev.tandem.router.upstream.EngineChunk.")),
+    ("engine SSE split into events", ("dev.tandem.api.SseParser",)),
+    ("client deltas rendered", ("dev.tandem.router.dispatch.ClientChunks",)),
+    ("relay and choice ledger", ("dev.tandem.router.dispatch.ChunkRelay",
+                                 "dev.tandem.router.dispatch.ChoiceLedger")),
+    ("client writes queued", ("dev.tandem.router.api.SseOutput.write",)),
+    ("end of stream (usage chunk, response end)", ("dev.tandem.router.upstream.EngineStream.ended",)),
+    ("engine request sent", ("dev.tandem.router.upstream.EngineConnection.send",
+                             "dev.tandem.router.upstream.EngineClient.send")),
+    ("dispatch and routing", ("dev.tandem.router.dispatch.RoundRobinDispatcher",
+                              "dev.tandem.router.dispatch.DisaggDispatcher",
+                              "dev.tandem.router.policy.", "dev.tandem.router.registry.")),
+    ("client request read and validated", ("dev.tandem.api.JsonTree", "dev.tandem.api.CompletionRequest",
+                                           "dev.tandem.router.api.CompletionService",
+                                           "dev.tandem.router.api.CompletionsHandler")),
+    ("engine bytes handed to Tandem", ("dev.tandem.router.upstream.EngineConnection.channelRead",)),
+]
+
+
 OWNERS = [
     ("Tandem (dev.tandem)", ("dev.tandem.",)),
     ("Vert.x", ("io.vertx.",)),
@@ -127,6 +154,23 @@ def main(path):
         owners[owner(frames[-1] if frames else "")] += c
     for who, n in owners.most_common():
         print(f"| {who} | {100.0 * n / loop_total:.1f}% |")
+
+    print("\n| Java time of the event loops by step of the request (innermost step) | share |")
+    print("|---|---:|")
+    steps = collections.Counter()
+    for frames, c in loop:
+        if not frames or owner(frames[-1]).startswith("kernel"):
+            continue
+        label = "(outside these steps: Netty, Vert.x, futures)"
+        for fr in reversed(frames):
+            hit = next((name for name, prefixes in STEPS if fr.startswith(prefixes)), None)
+            if hit:
+                label = hit
+                break
+        steps[label] += c
+    user_total = sum(steps.values())
+    for label, n in steps.most_common():
+        print(f"| {label} | {100.0 * n / max(user_total, 1):.1f}% |")
 
     print("\n| hottest leaf frames (event loops) | share |")
     print("|---|---:|")
