@@ -9,8 +9,8 @@ import io.vertx.core.transport.Transport;
 
 /**
  * {@code --network-transport}: the Netty transport a command's Vert.x is built with. {@code auto}
- * is Vert.x's own preference (epoll where it loads, else NIO); a transport named outright must
- * load, or the command stops with a usage error saying why it cannot.
+ * is epoll where it loads, else NIO; a transport named outright must load, or the command stops
+ * with a usage error saying why it cannot.
  */
 final class NetworkTransports {
 
@@ -47,8 +47,7 @@ final class NetworkTransports {
     return switch (name) {
       case "EpollTransport" -> "epoll";
       case "IoUringTransport" -> "io_uring";
-      case "KQueueTransport" -> "kqueue";
-      case "NioTransport", "JDKTransport" -> choice == NetworkTransport.AUTO
+      case "NioTransport" -> choice == NetworkTransport.AUTO
           && Transport.EPOLL != null ? "nio (epoll: " + Transport.EPOLL.unavailabilityCause() + ")"
           : "nio";
       default -> name;
