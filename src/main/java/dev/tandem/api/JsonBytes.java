@@ -71,11 +71,11 @@ final class JsonBytes {
       return string(s, out);
     }
     if (v instanceof Integer i) {
-      writeAscii(out, Integer.toString(i));
+      writeLong(out, i);
       return true;
     }
     if (v instanceof Long l) {
-      writeAscii(out, Long.toString(l));
+      writeLong(out, l);
       return true;
     }
     if (v instanceof Boolean b) {
@@ -202,6 +202,29 @@ final class JsonBytes {
         out.writeByte(HEX[c >> 4]).writeByte(HEX[c & 0xf]);
       }
     }
+  }
+
+  /** {@code v}'s decimal digits (as Long.toString writes them), without a string in between. */
+  private static void writeLong(JsonBytes out, long v) {
+    if (v == Long.MIN_VALUE) {
+      writeAscii(out, Long.toString(v));
+      return;
+    }
+    out.ensureWritable(20);
+    if (v < 0) {
+      out.bytes[out.length++] = '-';
+      v = -v;
+    }
+    int digits = 1;
+    for (long rest = v / 10; rest != 0; rest /= 10) {
+      digits++;
+    }
+    int at = out.length + digits;
+    out.length = at;
+    do {
+      out.bytes[--at] = (byte) ('0' + (int) (v % 10));
+      v /= 10;
+    } while (v != 0);
   }
 
   private static void writeAscii(JsonBytes out, String digits) {

@@ -1,5 +1,8 @@
 package dev.tandem.api;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -20,6 +23,8 @@ public abstract class JsonScanner {
   }
 
   protected static final GiveUp GIVE_UP = new GiveUp();
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   protected static final int MAX_DEPTH = 32;
   /** Beyond these Jackson's read constraints may refuse what this would read. */
   private static final int MAX_NUMBER = 500;
@@ -84,7 +89,7 @@ public abstract class JsonScanner {
       } else if (c < 0x20) {
         throw GIVE_UP;
       } else {
-        i++;
+        i = plainRun(i + 1);
       }
     }
   }
@@ -200,27 +205,55 @@ public abstract class JsonScanner {
     expect('"');
     int from = i;
     while (true) {
-      if (i >= end) {
+      int j = plainRun(i);
+      i = j;
+      if (j >= end) {
         throw GIVE_UP;
       }
-      byte c = b[i];
+      byte c = b[j];
       if (c == '"') {
-        if (i - from > MAX_STRING) {
+        if (j - from > MAX_STRING) {
           throw GIVE_UP;
         }
-        i++;
+        i = j + 1;
         return;
       }
       if (c == '\\') {
         escape();
       } else if (c < 0) {
         utf8Character();
-      } else if (c < 0x20) {
-        throw GIVE_UP;
       } else {
-        i++;
+        throw GIVE_UP; // a control character
       }
     }
+  }
+
+  /**
+   * Where the run of printable ASCII other than quote and backslash from {@code j} ends: eight
+   * bytes per step while they are all plain (a byte with its high bit set, one below 0x20 and a
+   * zero byte of the word XOR '"' or '\\' are each flagged in its top bit; the lowest flag is
+   * exact, as borrows only run upwards), then byte by byte.
+   */
+  protected int plainRun(int j) {
+    for (; j + 8 <= end; j += 8) {
+      long w = (long) LONGS.get(b, j);
+      long quote = w ^ 0x2222222222222222L;
+      long backslash = w ^ 0x5c5c5c5c5c5c5c5cL;
+      long found = (w | ((w - 0x2020202020202020L) & ~w)
+          | ((quote - 0x0101010101010101L) & ~quote)
+          | ((backslash - 0x0101010101010101L) & ~backslash)) & 0x8080808080808080L;
+      if (found != 0) {
+        return j + (Long.numberOfTrailingZeros(found) >>> 3);
+      }
+    }
+    while (j < end) {
+      byte c = b[j];
+      if (c < 0x20 || c == '"' || c == '\\') { // negative too: a byte of a multi-byte character
+        return j;
+      }
+      j++;
+    }
+    return j;
   }
 
   protected void literal(String word) {
@@ -268,10 +301,12 @@ public abstract class JsonScanner {
 
   protected int digits() {
     int from = i;
-    while (i < end && b[i] >= '0' && b[i] <= '9') {
-      i++;
+    int j = from;
+    while (j < end && b[j] >= '0' && b[j] <= '9') {
+      j++;
     }
-    return i - from;
+    i = j;
+    return j - from;
   }
 
   /** After an opening bracket: consumes {@code close} if the container is empty. */
@@ -308,12 +343,14 @@ public abstract class JsonScanner {
   }
 
   protected void ws() {
-    while (i < end) {
-      byte c = b[i];
-      if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
-        return;
-      }
-      i++;
+    int j = i; // a local, not the field, in the loops of this class: the JIT keeps it in a register
+    while (j < end && isWs(b[j])) {
+      j++;
     }
+    i = j;
+  }
+
+  protected static boolean isWs(byte c) {
+    return c <= ' ' && (c == ' ' || c == '\n' || c == '\r' || c == '\t'); // mostly one test
   }
 }

@@ -110,18 +110,24 @@ public abstract class JsonTree extends JsonScanner {
   protected Number number() {
     int from = i;
     skipNumber();
-    String text = new String(b, from, i - from, StandardCharsets.ISO_8859_1);
     boolean integral = true;
     for (int k = from; k < i; k++) {
       integral &= b[k] != '.' && b[k] != 'e' && b[k] != 'E';
     }
     if (!integral) {
-      return Double.parseDouble(text);
+      return Double.parseDouble(new String(b, from, i - from, StandardCharsets.ISO_8859_1));
     }
-    if (text.length() > (b[from] == '-' ? 19 : 18)) {
+    boolean negative = b[from] == '-';
+    if (i - from > (negative ? 19 : 18)) {
       throw GIVE_UP; // a BigInteger, perhaps
     }
-    long v = Long.parseLong(text);
+    long v = 0; // at most 18 digits: no overflow
+    for (int k = negative ? from + 1 : from; k < i; k++) {
+      v = v * 10 + (b[k] - '0');
+    }
+    if (negative) {
+      v = -v;
+    }
     return v == (int) v ? (Number) (int) v : (Number) v;
   }
 

@@ -39,9 +39,12 @@ public final class SseParser {
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   private final DataHandler onData;
-  private byte[] line = new byte[512];
+  private static final byte[] NONE = {};
+
+  /** Made on first use: most events lie whole in one buffer and need neither (see endLine). */
+  private byte[] line = NONE;
   private int lineLength;
-  private byte[] data = new byte[512];
+  private byte[] data = NONE;
   private int dataLength;
   private boolean hasData;
   private boolean lastWasCr;
@@ -221,6 +224,7 @@ public final class SseParser {
   }
 
   private static byte[] ensure(byte[] array, int size) {
-    return size <= array.length ? array : Arrays.copyOf(array, Math.max(size, array.length * 2));
+    return size <= array.length ? array
+        : Arrays.copyOf(array, Math.max(size, Math.max(512, array.length * 2)));
   }
 }

@@ -55,6 +55,9 @@ class JsonBytesTest {
         .add(Long.MIN_VALUE).add(Long.MAX_VALUE).add(0.0).add(-0.0).add(1e-7).add(1e21).add(0.1)
         .add(123456.789).add(Double.MIN_VALUE).add(Double.MAX_VALUE).add(1.5f).add(-3.4e38f)
         .add(true).add(false).addNull();
+    for (long p = 1; p > 0 && p <= Long.MAX_VALUE / 10; p *= 10) { // every digit count
+      a.add(p - 1).add(p).add(-p).add((int) p);
+    }
     for (int i = 0; i < 2000; i++) {
       double d = Double.longBitsToDouble(r.nextLong());
       if (Double.isFinite(d)) {

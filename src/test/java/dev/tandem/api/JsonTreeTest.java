@@ -93,6 +93,56 @@ class JsonTreeTest {
     assertTrue(read > 3000, "only " + read + " mutated bodies were readable");
   }
 
+  /**
+   * Strings are scanned eight bytes at a time: every byte value at every position of a long key
+   * and a long value (both word halves, the tail) is read as the codec reads it, or left to it.
+   */
+  @Test
+  void everyByteAtEveryPositionOfAStringIsReadAsTheCodecReadsIt() {
+    String plain = "abcdefghijklmnopqrstu"; // 21 bytes: two words and a tail
+    int read = 0;
+    for (int value = 0; value < 256; value++) {
+      for (int at = 0; at < plain.length(); at++) {
+        for (boolean inKey : new boolean[] {false, true}) {
+          byte[] s = plain.getBytes(StandardCharsets.US_ASCII);
+          s[at] = (byte) value;
+          byte[] head = (inKey ? "{\"x\":1,\"" : "{\"x\":\"").getBytes(StandardCharsets.US_ASCII);
+          byte[] tail = (inKey ? "\":2}" : "\"}").getBytes(StandardCharsets.US_ASCII);
+          byte[] b = new byte[head.length + s.length + tail.length];
+          System.arraycopy(head, 0, b, 0, head.length);
+          System.arraycopy(s, 0, b, head.length, s.length);
+          System.arraycopy(tail, 0, b, head.length + s.length, tail.length);
+          JsonObject fast = JsonTree.object(b, 0, b.length);
+          String shown = value + " at " + at + (inKey ? " in a key" : " in a value");
+          Object slow;
+          try {
+            slow = CODEC.fromBuffer(Buffer.buffer(b), Object.class);
+          } catch (RuntimeException e) {
+            assertNull(fast, "read what the codec refuses: " + shown);
+            continue;
+          }
+          if (fast != null) {
+            read++;
+            assertSame((JsonObject) slow, fast, shown);
+          }
+        }
+      }
+    }
+    assertTrue(read >= 2 * 21 * 90, "only " + read + " strings were read");
+  }
+
+  @Test
+  void integersAreReadWithTheCodecsTypes() {
+    for (String n : new String[] {"0", "-0", "7", "-7", "2147483647", "2147483648", "-2147483648",
+        "-2147483649", "999999999999999999", "-999999999999999999", "1.5", "-0.0", "1e3"}) {
+      String json = "{\"n\":" + n + ",\"a\":[" + n + "]}";
+      byte[] b = json.getBytes(StandardCharsets.US_ASCII);
+      JsonObject fast = JsonTree.object(b, 0, b.length);
+      assertNotNull(fast, json);
+      assertSame(codec(b), fast, json);
+    }
+  }
+
   private static String types(Object v) {
     if (v instanceof Map<?, ?> m) {
       StringBuilder sb = new StringBuilder("Map{");

@@ -146,24 +146,28 @@ final class ChunkScanner extends JsonTree {
 
   /** A field name (plain ASCII without escapes), then its colon. */
   private void key() {
-    ws();
     expect('"');
-    keyAt = i;
-    while (i < end && b[i] != '"') {
-      byte c = b[i];
-      if (c < 0x20 || c == '\\') { // negative too: a byte of a multi-byte character
-        throw GIVE_UP;
-      }
-      i++;
+    int j = plainRun(i);
+    if (j >= end || b[j] != '"') {
+      throw GIVE_UP; // an escape, a multi-byte character, a control character, the end
     }
-    keyLength = i - keyAt;
-    expect('"');
-    ws();
+    keyAt = i;
+    keyLength = j - i;
+    i = j + 1;
     expect(':');
   }
 
+  /** Whether the last field name is {@code name} (a short ASCII name: compared byte by byte). */
   private boolean keyIs(byte[] name) {
-    return Arrays.equals(b, keyAt, keyAt + keyLength, name, 0, name.length);
+    if (keyLength != name.length) {
+      return false;
+    }
+    for (int k = 0; k < name.length; k++) {
+      if (b[keyAt + k] != name[k]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static byte[] ascii(String s) {

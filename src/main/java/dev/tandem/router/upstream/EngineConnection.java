@@ -57,10 +57,20 @@ final class EngineConnection extends ChannelInboundHandlerAdapter {
   private Throwable failure;
   private final ArrayDeque<HttpObject> held = new ArrayDeque<>();
   private final Handler<HttpObject> deliverer = this::deliver;
+  /** Heap room for a stream's reads of direct memory, kept across the connection's requests. */
+  private byte[] scratch = new byte[0];
 
   EngineConnection(EngineConnectionPool pool, ContextInternal context) {
     this.pool = pool;
     this.context = context;
+  }
+
+  /** At least {@code length} bytes of scratch room, valid until the next call. */
+  byte[] scratch(int length) {
+    if (scratch.length < length) {
+      scratch = new byte[Math.max(length, 2 * scratch.length)];
+    }
+    return scratch;
   }
 
   boolean usable() {

@@ -35,7 +35,6 @@ public final class EngineStream {
   private long lastDataNanos;
   private SseParser parser;
   private Consumer<EngineChunk> onChunk;
-  private byte[] scratch = new byte[0];
 
   EngineStream(EngineConnection connection, CallGuard guard, int engineId, String stage,
       long firstChunkTimeoutMs, long idleTimeoutMs) {
@@ -71,9 +70,7 @@ public final class EngineStream {
       if (buf.hasArray()) {
         parser.feed(buf.array(), buf.arrayOffset() + buf.readerIndex(), length);
       } else {
-        if (scratch.length < length) {
-          scratch = new byte[Math.max(length, 2 * scratch.length)];
-        }
+        byte[] scratch = connection.scratch(length);
         buf.getBytes(buf.readerIndex(), scratch, 0, length);
         parser.feed(scratch, 0, length);
       }
