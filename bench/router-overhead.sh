@@ -32,7 +32,11 @@
 # ROUTER_EXTRA_ARGS, e.g. "--router-loops 1" to set one build against itself; BASELINE_JAVA_OPTS,
 # if set, its JVM options instead of ROUTER_JAVA_OPTS), ZERO_DISAGG (1: a second Tandem router in disagg mode over a
 # zero-cost prefill and decode engine joins as setup "disagg": every request is MLC's three
-# MicroServing calls, prep_recv and start_generate on D, remote_send on P; 0 leaves it out).
+# MicroServing calls, prep_recv and start_generate on D, remote_send on P; 0 leaves it out),
+# ZERO_FLOOR (1: `tandem bench relay-floor` joins as setup "floor": the router's transport, a
+# Vert.x HttpServer and keep-alive Netty connections, relaying bytes unchanged with none of the
+# router's work, so that what the frameworks cost and what Tandem's own steps cost stand apart;
+# 0 leaves it out).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib-serving.sh"
@@ -167,6 +171,15 @@ run_zero_pass() {
   tb_log "[zero] starting nginx $(nginx -v 2>&1 | sed 's/.*\///') on port $nginx_port"
   start_nginx "$engine_port" "$nginx_port"
   local nginx_pid=$TB_LAST_PID
+  local floor_pid="" floor_port=""
+  if [[ "${ZERO_FLOOR:-1}" != 0 ]]; then
+    floor_port=$(tb_free_port)
+    tb_log "[zero] starting the relay floor (the router's transport, none of its work) on port $floor_port"
+    TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" tb_start "$WORK/floor.log" "$TB_TANDEM" bench relay-floor \
+      --port "$floor_port" --upstream-port "$engine_port"
+    floor_pid=$TB_LAST_PID
+    tb_wait_http "http://127.0.0.1:$floor_port/v1/models" 60 "$floor_pid" "$WORK/floor.log"
+  fi
 
   declare -A url=(
     [direct]="http://127.0.0.1:$engine_port"
@@ -174,10 +187,12 @@ run_zero_pass() {
     [nginx]="http://127.0.0.1:$nginx_port"
     [baseline]="http://127.0.0.1:$baseline_port"
     [disagg]="http://127.0.0.1:$disagg_port"
+    [floor]="http://127.0.0.1:$floor_port"
   )
   local setups=(direct tandem nginx)
   [[ -n "$baseline_pid" ]] && setups+=(baseline)
   [[ -n "$disagg_pid" ]] && setups+=(disagg)
+  [[ -n "$floor_pid" ]] && setups+=(floor)
   local n_setups=${#setups[@]}
   tb_wrk_bodies "$WORK" "$PROMPT_LEN" "$OUTPUT_LEN"
   for s in "${setups[@]}"; do
@@ -215,6 +230,7 @@ run_zero_pass() {
               tandem) proxy_pids=("$router_pid") ;;
               baseline) proxy_pids=("$baseline_pid") ;;
               disagg) proxy_pids=("$disagg_pid") ;;
+              floor) proxy_pids=("$floor_pid") ;;
               nginx) proxy_pids=("$nginx_pid" $(pgrep -P "$nginx_pid" || true)) ;;
             esac
             cpu0=$(tb_cpu_ms "${proxy_pids[@]}"); sys0=$(tb_sys_ms "${proxy_pids[@]}")
@@ -243,7 +259,7 @@ run_zero_pass() {
     echo "# zero-cost upstream (null engine, no delays: the whole answer in one write), ids prompts $PROMPT_LEN tokens,"
     echo "# $OUTPUT_LEN output tokens; ${ZERO_SECONDS} s per run, $ROUNDS rounds, setups rotated per round; clients: ${clients[*]} (wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'), $WRK_THREADS thread)"
     echo "# load average (1 min) before: $load_before, after: $(tb_load); router JVM options: $ROUTER_JAVA_OPTS ${ROUTER_EXTRA_ARGS:-}"
-    awk -v setups="direct nginx ${baseline_pid:+baseline }tandem${disagg_pid:+ disagg}" -f "$here/summarize-zero.awk" "$OUT/zero-runs.tsv"
+    awk -v setups="direct nginx ${baseline_pid:+baseline }tandem${disagg_pid:+ disagg}${floor_pid:+ floor}" -f "$here/summarize-zero.awk" "$OUT/zero-runs.tsv"
     echo "$note"
   } | tee "$OUT/zero-summary.txt"
 }

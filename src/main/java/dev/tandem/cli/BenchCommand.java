@@ -32,7 +32,7 @@ import picocli.CommandLine.Spec;
  * request succeeded, 1 when some failed (the report says which kinds), 2 for usage errors.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
-    subcommands = {dev.tandem.bench.NullEngineCommand.class,
+    subcommands = {dev.tandem.bench.NullEngineCommand.class, dev.tandem.bench.RelayFloorCommand.class,
         dev.tandem.bench.BusLatencyCommand.class},
     description = {"OpenAI completions load generator (closed or open loop, seeded workloads).",
         "Lengths: N | uniform:A-B | lognormal:MEAN,SIGMA.  Exit code 1 if any measured request failed."})
