@@ -8,6 +8,7 @@ import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.Arrays;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,7 +60,11 @@ final class ChunkRelay {
   private ChunkRelay(Attempt attempt, EngineStream stream) {
     this.attempt = attempt;
     this.stream = stream;
-    this.routes = attempt.spec().routes().stream().map(RouteState::new).toArray(RouteState[]::new);
+    List<ChoiceRoute> specRoutes = attempt.spec().routes();
+    this.routes = new RouteState[specRoutes.size()];
+    for (int i = 0; i < routes.length; i++) {
+      routes[i] = new RouteState(specRoutes.get(i));
+    }
   }
 
   static Future<Void> relay(Attempt attempt, EngineStream stream) {
@@ -80,8 +85,9 @@ final class ChunkRelay {
     if (chunk.completionTokens() != null || chunk.usageExtra() != null) {
       onUsage(chunk);
     }
-    for (EngineChunk.Choice choice : chunk.choices()) {
-      onChoice(choice);
+    List<EngineChunk.Choice> choices = chunk.choices();
+    for (int i = 0, n = choices.size(); i < n; i++) {
+      onChoice(choices.get(i));
     }
     if (attempt.target().writeQueueFull()) {
       stream.pause();
@@ -202,7 +208,7 @@ final class ChunkRelay {
       return null;
     }
     int[] out = new int[ids.size()];
-    java.util.List<?> raw = ids.getList(); // numbers as parsed: getValue would wrap each one
+    List<?> raw = ids.getList(); // numbers as parsed: getValue would wrap each one
     for (int i = 0; i < out.length; i++) {
       out[i] = ((Number) raw.get(i)).intValue();
     }

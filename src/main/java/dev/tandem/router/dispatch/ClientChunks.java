@@ -23,6 +23,10 @@ final class ClientChunks {
   private static final byte[] FINISH = bytes(",\"finish_reason\":");
   private static final byte[] NULL = bytes("null");
   private static final byte[] END = bytes("}],\"usage\":null}" + SseWriter.EVENT_END);
+  private static final byte[] ID = bytes("{\"id\":");
+  private static final byte[] OBJECT_CREATED = bytes(",\"object\":\"text_completion\",\"created\":");
+  private static final byte[] MODEL = bytes(",\"model\":");
+  private static final byte[] CHOICES = bytes(",\"choices\":[{\"index\":");
 
   private final CompletionJob job;
   /** {@code data: {"id":...,"choices":[{"index":}, built on first use. */
@@ -66,14 +70,35 @@ final class ClientChunks {
         .put("usage", usage);
   }
 
+  /**
+   * {@code data: {"id":..,"object":..,"created":..,"model":..,"choices":[{"index":}: the
+   * {@link #envelope}'s keys in its order, written straight as bytes (once per request, but
+   * every request); through the envelope's JSON where a string holds a lone surrogate.
+   */
   private byte[] ssePrefix() {
     if (ssePrefix == null) {
-      String head = FastJson.encode(envelope(new JsonArray(), null));
-      // {"id":..,"model":..,"choices":[],"usage":null} -> data: {"id":..,"choices":[{"index":
-      ssePrefix = bytes(SseWriter.DATA + head.substring(0, head.lastIndexOf("[],\"usage\":null}"))
-          + "[{\"index\":");
+      try {
+        Buffer b = Buffer.buffer(160).appendString(SseWriter.DATA).appendBytes(ID);
+        quoted(b, job.requestId()).appendBytes(OBJECT_CREATED)
+            .appendString(Long.toString(job.created())).appendBytes(MODEL);
+        ssePrefix = quoted(b, job.responseModel()).appendBytes(CHOICES).getBytes();
+      } catch (IllegalArgumentException loneSurrogate) {
+        String head = FastJson.encode(envelope(new JsonArray(), null));
+        // {"id":..,"model":..,"choices":[],"usage":null} -> data: {"id":..,"choices":[{"index":
+        ssePrefix = bytes(SseWriter.DATA + head.substring(0, head.lastIndexOf("[],\"usage\":null}"))
+            + "[{\"index\":");
+      }
     }
     return ssePrefix;
+  }
+
+  /** {@code s} as a JSON string (null as null), Jackson's escapes. */
+  private static Buffer quoted(Buffer out, String s) {
+    if (s == null) {
+      return out.appendBytes(NULL);
+    }
+    return out.appendByte((byte) '"').appendBytes(JsonStringEncoder.getInstance().quoteAsUTF8(s))
+        .appendByte((byte) '"');
   }
 
   private static byte[] bytes(String s) {

@@ -1,9 +1,11 @@
 package dev.tandem.router.policy;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Chooses engines for one request attempt: a whole-request engine (round-robin mode), a decode
@@ -138,18 +140,29 @@ public final class RoutePolicy {
 
   private static List<EngineSnapshot> wholeCandidates(List<EngineSnapshot> engines,
       Set<Integer> excluded) {
-    return engines.stream().filter(e -> e.ready() && !excluded.contains(e.id())).toList();
+    return candidates(engines, excluded, e -> true);
   }
 
   private static List<EngineSnapshot> decodeCandidates(List<EngineSnapshot> engines,
       Set<Integer> excluded) {
-    return engines.stream()
-        .filter(e -> e.ready() && e.role().canDecode() && !excluded.contains(e.id())).toList();
+    return candidates(engines, excluded, e -> e.role().canDecode());
   }
 
   private static List<EngineSnapshot> prefillCandidates(List<EngineSnapshot> engines,
       Set<Integer> excluded) {
-    return engines.stream()
-        .filter(e -> e.ready() && e.role().canPrefill() && !excluded.contains(e.id())).toList();
+    return candidates(engines, excluded, e -> e.role().canPrefill());
+  }
+
+  /** The READY engines of {@code role} not in {@code excluded} (a loop: this runs per request). */
+  private static List<EngineSnapshot> candidates(List<EngineSnapshot> engines,
+      Set<Integer> excluded, Predicate<EngineSnapshot> role) {
+    List<EngineSnapshot> out = new ArrayList<>(engines.size());
+    for (int i = 0, n = engines.size(); i < n; i++) {
+      EngineSnapshot e = engines.get(i);
+      if (e.ready() && role.test(e) && !excluded.contains(e.id())) {
+        out.add(e);
+      }
+    }
+    return out;
   }
 }

@@ -39,6 +39,21 @@ class ClientChunksTest {
     }
   }
 
+  /** The per-request prefix is written as bytes: the same as the JSON for any id and model. */
+  @Test
+  void sseBytesAreTheJsonChunkWhateverTheIdAndModel() {
+    String[][] cases = {{"cmpl-2", null}, {"cmpl-3", "m\u0001\t\u2028 \"/\\"}, {"", ""},
+        {"cmpl-\u00e9\ud83d\ude00", "\u2713"}};
+    for (String[] idModel : cases) {
+      ClientChunk chunk = chunks(idModel[0], idModel[1]).delta(0, "t", null, "stop");
+      String sse = chunk.toSse().toString();
+      assertEquals("data: " + chunk.toJson().encode() + "\n\n", sse);
+    }
+    // a lone surrogate in the model name: the general path, as the JSON's UTF-8 bytes
+    ClientChunk odd = chunks("cmpl-5", "m\ud83d").delta(0, "t", null, null);
+    assertEquals(Buffer.buffer("data: " + odd.toJson().encode() + "\n\n"), odd.toSse());
+  }
+
   @Test
   void aLoneSurrogateFromAnEngineDoesNotBreakTheStream() {
     ClientChunk chunk = chunks("cmpl-1", "m").delta(0, "x\ud83dy", null, null);
