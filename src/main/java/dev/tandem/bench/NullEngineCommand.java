@@ -5,7 +5,6 @@ import io.vertx.core.VertxOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Unmatched;
@@ -46,12 +45,7 @@ public final class NullEngineCommand implements Callable<Integer> {
         .toCompletionStage().toCompletableFuture().get();
     System.err.println("null engine listening on " + host + ":" + port + " (first token " + firstTokenMs
         + " ms, then every " + tokenGapMs + " ms)");
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      vertx.close().toCompletionStage().toCompletableFuture().join();
-      stopped.countDown();
-    }));
-    stopped.await();
+    UntilStopped.await(vertx);
     return 0;
   }
 }

@@ -4,7 +4,6 @@ import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -38,12 +37,7 @@ public final class RelayFloorCommand implements Callable<Integer> {
         new DeploymentOptions().setInstances(n)).toCompletionStage().toCompletableFuture().get();
     System.err.println("relay floor on " + host + ":" + port + " -> " + host + ":" + upstreamPort
         + " (" + n + " event loop" + (n == 1 ? "" : "s") + ")");
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      vertx.close().toCompletionStage().toCompletableFuture().join();
-      stopped.countDown();
-    }));
-    stopped.await();
+    UntilStopped.await(vertx);
     return 0;
   }
 }
