@@ -126,7 +126,10 @@ public final class RelayFloorServer extends VerticleBase {
     /** The end of an upstream read: what it brought goes out in one write. */
     void readDone() {
       if (pending != null) {
-        response.setChunked(true).write(BufferInternal.buffer(pending));
+        if (!response.headWritten()) {
+          response.setChunked(true); // Vert.x refuses it once the head is out (from the second read)
+        }
+        response.write(BufferInternal.buffer(pending));
         pending = null;
       }
     }

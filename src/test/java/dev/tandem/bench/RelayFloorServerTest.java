@@ -69,6 +69,26 @@ class RelayFloorServerTest {
     }).onComplete(ctx.succeeding(x -> ctx.completeNow()));
   }
 
+  /** Tokens one write apart reach the floor in several reads: each read is relayed as it came. */
+  @Test
+  @Timeout(value = 30, timeUnit = TimeUnit.SECONDS)
+  void relaysAnAnswerThatArrivesInManyReads(Vertx vertx, VertxTestContext ctx) {
+    NullEngineServer engine = new NullEngineServer("127.0.0.1", 0, 0, 2, new AtomicInteger());
+    WebClient client = WebClient.create(vertx);
+    vertx.deployVerticle(engine).compose(id -> {
+      RelayFloorServer floor = new RelayFloorServer("127.0.0.1", 0, engine.actualPort());
+      return vertx.deployVerticle(floor).compose(id2 -> post(client, engine.actualPort(), STREAM)
+          .compose(direct -> post(client, floor.actualPort(), STREAM).map(relayed -> {
+            ctx.verify(() -> {
+              assertEquals(200, relayed.statusCode());
+              assertEquals(withoutTimings(direct.body()), withoutTimings(relayed.body()));
+              assertTrue(relayed.bodyAsString().endsWith("data: [DONE]\n\n"), relayed.bodyAsString());
+            });
+            return relayed;
+          })));
+    }).onComplete(ctx.succeeding(x -> ctx.completeNow()));
+  }
+
   @Test
   @Timeout(value = 30, timeUnit = TimeUnit.SECONDS)
   void anUpstreamThatIsNotThereIsA502(Vertx vertx, VertxTestContext ctx) throws Exception {
