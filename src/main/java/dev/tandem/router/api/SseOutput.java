@@ -23,12 +23,8 @@ final class SseOutput implements ClientOutput {
 
   /** Pending bytes beyond which they are written at once rather than after the read. */
   private static final int MAX_PENDING = 64 * 1024;
-  /**
-   * What a pending buffer starts with: room for a short answer's deltas that arrive in one read
-   * (16 of them and the usage chunk are over 4 KiB), so that it does not grow and copy; a heap
-   * buffer that is not zeroed, so a single delta does not pay for the room.
-   */
-  private static final int PENDING_CAPACITY = 8192;
+  /** How much room a pending buffer starts with: what the router's streams write in one go. */
+  private static final PendingSize PENDING_SIZE = new PendingSize();
 
   private final SseWriter sse;
   private final boolean includeUsage;
@@ -51,7 +47,7 @@ final class SseOutput implements ClientOutput {
   @Override
   public void write(ClientChunk chunk) {
     if (pending == null) {
-      pending = Buffer.buffer(PENDING_CAPACITY);
+      pending = Buffer.buffer(PENDING_SIZE.next());
     }
     chunk.appendSse(pending);
     if (pending.length() >= MAX_PENDING || context == null) {
@@ -68,6 +64,7 @@ final class SseOutput implements ClientOutput {
     Buffer out = pending;
     pending = null;
     if (out != null && out.length() > 0) {
+      PENDING_SIZE.wrote(out.length());
       sse.writeFramed(out); // dropped if the stream ended or the client is gone
       full = sse.writeQueueFull();
     }
@@ -91,6 +88,9 @@ final class SseOutput implements ClientOutput {
     Buffer out = pending;
     pending = null;
     sse.end(out, includeUsage ? whole : null); // a stream's "whole" is its usage chunk
+    if (out != null) {
+      PENDING_SIZE.wrote(out.length()); // the usage chunk and [DONE] were appended to it
+    }
   }
 
   @Override
