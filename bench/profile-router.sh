@@ -16,7 +16,8 @@
 # the kernel code that spent it; itimer where perf_events are not allowed, but on a VM it charges
 # ~1.7x the real share to system calls: 72% vs 42% of the loop, with /proc saying 37% system
 # time), INTERVAL (sampling period, 1ms), PROMPT_LEN (32),
-# OUTPUT_LEN (16), ROUTER_JAVA_OPTS (-Xmx512m plus -XX:+DebugNonSafepoints, without which the
+# OUTPUT_LEN (16), TOKEN_GAP_MS (0: the engine writes each answer at once; N: a token every N ms,
+# each in its own write, as engines stream in service), ROUTER_JAVA_OPTS (-Xmx512m plus -XX:+DebugNonSafepoints, without which the
 # JIT's inlined code is charged to the wrong frames: a 32-id prompt's JsonArray wrapping showed as
 # JsonFields.optInt), ROUTER_EXTRA_ARGS, AP_VERSION (3.0), OUT_DIR, KEEP_TMP=1.
 set -euo pipefail
@@ -67,7 +68,7 @@ export TANDEM_JAVA_OPTS="${TANDEM_JAVA_OPTS:--Xmx512m}"
 export NULL_ENGINE_JAVA_OPTS="$TANDEM_JAVA_OPTS"
 tb_log "starting the router ($MODE) in front of zero-cost null engine(s) on $ports"
 # shellcheck disable=SC2086
-tb_start "$WORK/router.log" env "${env_extra[@]}" NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS=0 \
+tb_start "$WORK/router.log" env "${env_extra[@]}" NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS="${TOKEN_GAP_MS:-0}" \
   TANDEM_JAVA_OPTS="${ROUTER_JAVA_OPTS:-$TANDEM_JAVA_OPTS -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints}" "$TB_TANDEM" router "$WORK/model" --router-mode "$MODE" \
   --router-host 127.0.0.1 --router-port "$router_port" --endpoint-ports $ports \
   --log-dir "$WORK/logs" --engine mlc --python "$here/null-engine-python" ${ROUTER_EXTRA_ARGS:-}

@@ -36,7 +36,9 @@
 # ZERO_FLOOR (1: `tandem bench relay-floor` joins as setup "floor": the router's transport, a
 # Vert.x HttpServer and keep-alive Netty connections, relaying bytes unchanged with none of the
 # router's work, so that what the frameworks cost and what Tandem's own steps cost stand apart;
-# 0 leaves it out).
+# 0 leaves it out), ZERO_TOKEN_GAP_MS (0: the engines write each answer at once; N: one token
+# every N ms, each in its own write, so every proxy relays tokens one read at a time as it does
+# in service; for the cost per token in that shape, not for throughput).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib-serving.sh"
@@ -127,11 +129,12 @@ zero_run() { # client connections mode url json-or-log
 run_zero_pass() {
   local engine_port router_port nginx_port r i s client c mode note
   ZERO_SECONDS=${ZERO_SECONDS:-5}
+  ZERO_TOKEN_GAP_MS=${ZERO_TOKEN_GAP_MS:-0}
   WRK_THREADS=${WRK_THREADS:-1}
   engine_port=$(tb_free_port); router_port=$(tb_free_port); nginx_port=$(tb_free_port)
   tb_log "[zero] starting the Tandem router (round-robin) with one zero-cost null engine on port $engine_port"
   # shellcheck disable=SC2086
-  NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS=0 TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" \
+  NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS="$ZERO_TOKEN_GAP_MS" TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" \
     tb_start "$WORK/router-zero.log" "$TB_TANDEM" router "$WORK/model" --router-mode round-robin \
     --router-host 127.0.0.1 --router-port "$router_port" --endpoint-ports "$engine_port" \
     --log-dir "$WORK/logs-zero" --engine mlc --python "$here/null-engine-python" ${ROUTER_EXTRA_ARGS:-}
@@ -144,7 +147,7 @@ run_zero_pass() {
     baseline_engine_port=$(tb_free_port); baseline_port=$(tb_free_port)
     tb_log "[zero] starting the baseline router ($BASELINE_JAR) with its own zero-cost engine"
     # shellcheck disable=SC2086
-    TANDEM_JAR="$BASELINE_JAR" NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS=0 \
+    TANDEM_JAR="$BASELINE_JAR" NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS="$ZERO_TOKEN_GAP_MS" \
       TANDEM_JAVA_OPTS="${BASELINE_JAVA_OPTS-$ROUTER_JAVA_OPTS}" \
       tb_start "$WORK/router-baseline.log" "$TB_TANDEM" router "$WORK/model" --router-mode round-robin \
       --router-host 127.0.0.1 --router-port "$baseline_port" --endpoint-ports "$baseline_engine_port" \
@@ -161,7 +164,7 @@ run_zero_pass() {
     nvshmem_home=$(tb_nvshmem_home "$WORK/nvshmem-stand-in")
     tb_log "[zero] starting the Tandem router (disagg) with a zero-cost P on $p_port and D on $d_port"
     # shellcheck disable=SC2086
-    NVSHMEM_HOME="$nvshmem_home" NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS=0 TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" \
+    NVSHMEM_HOME="$nvshmem_home" NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS="$ZERO_TOKEN_GAP_MS" TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" \
       tb_start "$WORK/router-disagg.log" "$TB_TANDEM" router "$WORK/model" --router-mode disagg \
       --router-host 127.0.0.1 --router-port "$disagg_port" --endpoint-ports "$p_port" "$d_port" \
       --log-dir "$WORK/logs-disagg" --engine mlc --python "$here/null-engine-python" ${ROUTER_EXTRA_ARGS:-}
@@ -256,7 +259,11 @@ run_zero_pass() {
   tb_stop_all
   {
     echo "## pass: zero  $(date -u +%Y-%m-%dT%H:%MZ)  $(tb_machine)"
-    echo "# zero-cost upstream (null engine, no delays: the whole answer in one write), ids prompts $PROMPT_LEN tokens,"
+    if [[ "$ZERO_TOKEN_GAP_MS" == 0 ]]; then
+      echo "# zero-cost upstream (null engine, no delays: the whole answer in one write), ids prompts $PROMPT_LEN tokens,"
+    else
+      echo "# null engine, first token at once, then one token every $ZERO_TOKEN_GAP_MS ms (a write each), ids prompts $PROMPT_LEN tokens,"
+    fi
     echo "# $OUTPUT_LEN output tokens; ${ZERO_SECONDS} s per run, $ROUNDS rounds, setups rotated per round; clients: ${clients[*]} (wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'), $WRK_THREADS thread)"
     echo "# load average (1 min) before: $load_before, after: $(tb_load); router JVM options: $ROUTER_JAVA_OPTS ${ROUTER_EXTRA_ARGS:-}"
     awk -v setups="direct nginx ${baseline_pid:+baseline }tandem${disagg_pid:+ disagg}${floor_pid:+ floor}" -f "$here/summarize-zero.awk" "$OUT/zero-runs.tsv"
