@@ -17,8 +17,9 @@
 # ~1.7x the real share to system calls: 72% vs 42% of the loop, with /proc saying 37% system
 # time), INTERVAL (sampling period, 1ms), PROMPT_LEN (32),
 # OUTPUT_LEN (16), TOKEN_GAP_MS (0: the engine writes each answer at once; N: a token every N ms,
-# each in its own write, as engines stream in service), ROUTER_JAVA_OPTS (-Xmx512m plus -XX:+DebugNonSafepoints, without which the
-# JIT's inlined code is charged to the wrong frames: a 32-id prompt's JsonArray wrapping showed as
+# each in its own write, as engines stream in service; give it WARMUP_SECONDS of 30 or more),
+# ROUTER_JAVA_OPTS (-Xmx512m plus -XX:+DebugNonSafepoints, without which the JIT's inlined code
+# is charged to the wrong frames: a 32-id prompt's JsonArray wrapping showed as
 # JsonFields.optInt), ROUTER_EXTRA_ARGS, AP_VERSION (3.0), OUT_DIR, KEEP_TMP=1.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
