@@ -38,7 +38,8 @@
 # router's work, so that what the frameworks cost and what Tandem's own steps cost stand apart;
 # 0 leaves it out), ZERO_TOKEN_GAP_MS (0: the engines write each answer at once; N: one token
 # every N ms, each in its own write, so every proxy relays tokens one read at a time as it does
-# in service; for the cost per token in that shape, not for throughput; its warm-up defaults to 30 s).
+# in service; for the cost per token in that shape, not for throughput; its warm-up defaults
+# to 30 s).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib-serving.sh"
