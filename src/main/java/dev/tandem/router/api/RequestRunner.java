@@ -54,7 +54,7 @@ public final class RequestRunner {
     return run.andThen(ar -> {
       ticket.release(metered.totalTokens);
       long end = System.nanoTime();
-      String engine = clock.engineLabel();
+      int engine = clock.engineId();
       ops.queued(mode, engine, ticket.queuedNanos());
       if (ar.succeeded()) {
         ops.answered(mode, engine, end - clock.arrivedNanos(), clock.ttftNanos(),

@@ -15,7 +15,8 @@ import java.util.function.IntSupplier;
  * fixed buckets) for time to first token, time per output token, end-to-end time and queue time
  * per mode and engine, and for the engine calls; refusals by cause; the admission gauges. Created
  * with the router's registry by {@link RouterMetrics}; a timer of a given label set is resolved
- * once and kept, so a request costs a map lookup at its end and nothing per chunk.
+ * once and kept, so a request costs two map lookups at its end (by mode or call, then by engine
+ * id: no label string is built) and nothing per chunk.
  */
 public final class OpsMeters {
 
@@ -25,7 +26,9 @@ public final class OpsMeters {
       1_000, 2_000);
 
   private final MeterRegistry registry;
-  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+  /** By mode, then engine id (-1: none); by call, then engine id: ok and error. */
+  private final Map<String, Map<Integer, RequestTimers>> requestTimers = new ConcurrentHashMap<>();
+  private final Map<String, Map<Integer, Timer[]>> engineCallTimers = new ConcurrentHashMap<>();
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
   private final RecentLatencies recent = new RecentLatencies();
   private final RecentErrors errors = new RecentErrors();
@@ -49,40 +52,31 @@ public final class OpsMeters {
   /**
    * A request that got its answer: its times in nanoseconds (ttft and tpot negative when unknown).
    *
-   * @param engine the engine that streamed the answer, or "none"
+   * @param engine the id of the engine that streamed the answer, or -1 (labelled "none")
    */
-  public void answered(String mode, String engine, long e2eNanos, long ttftNanos, long tpotNanos) {
-    timer("tandem_router_e2e", mode, engine, LATENCY_BUCKETS,
-        "Arrival to the end of the answer, per mode and engine.").record(e2eNanos, TimeUnit.NANOSECONDS);
+  public void answered(String mode, int engine, long e2eNanos, long ttftNanos, long tpotNanos) {
+    RequestTimers t = requestTimers(mode, engine);
+    t.e2e.record(e2eNanos, TimeUnit.NANOSECONDS);
     if (ttftNanos >= 0) {
-      timer("tandem_router_ttft", mode, engine, LATENCY_BUCKETS,
-          "Arrival to the first generated token, per mode and engine.")
-          .record(ttftNanos, TimeUnit.NANOSECONDS);
+      t.ttft.record(ttftNanos, TimeUnit.NANOSECONDS);
     }
     if (tpotNanos >= 0) {
-      timer("tandem_router_tpot", mode, engine, TOKEN_BUCKETS,
-          "Time per output token after the first, per mode and engine.")
-          .record(tpotNanos, TimeUnit.NANOSECONDS);
+      t.tpot.record(tpotNanos, TimeUnit.NANOSECONDS);
     }
     recent.add(System.nanoTime(), ttftNanos >= 0 ? ttftNanos / 1e9 : Double.NaN,
         tpotNanos >= 0 ? tpotNanos / 1e9 : Double.NaN);
   }
 
-  /** Time an admitted request waited for a slot (0 when one was free). */
-  public void queued(String mode, String engine, long nanos) {
-    timer("tandem_router_queue", mode, engine, LATENCY_BUCKETS,
-        "Time admitted requests waited for a --max-concurrent slot, per mode and engine.")
-        .record(nanos, TimeUnit.NANOSECONDS);
+  /** Time an admitted request waited for a slot (0 when one was free); engine as in answered. */
+  public void queued(String mode, int engine, long nanos) {
+    requestTimers(mode, engine).queue.record(nanos, TimeUnit.NANOSECONDS);
   }
 
   /** One engine call (prep_recv, remote_send, start_generate, completions) until its answer. */
   public void engineCall(String call, int engine, boolean ok, long nanos) {
-    String key = "c/" + call + "/" + engine + "/" + ok;
-    timers.computeIfAbsent(key, k -> Timer.builder("tandem_router_engine_call")
-        .tags("call", call, "engine", Integer.toString(engine), "outcome", ok ? "ok" : "error")
-        .serviceLevelObjectives(LATENCY_BUCKETS)
-        .description("Engine calls until the engine answered (head of a stream), by call.")
-        .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+    Timer[] byOutcome = engineCallTimers.computeIfAbsent(call, k -> new ConcurrentHashMap<>())
+        .computeIfAbsent(engine, e -> new Timer[] {callTimer(call, e, true), callTimer(call, e, false)});
+    byOutcome[ok ? 0 : 1].record(nanos, TimeUnit.NANOSECONDS);
   }
 
   /** A request refused before it ran: auth_*, queue_full, queue_timeout, key_*. */
@@ -109,10 +103,42 @@ public final class OpsMeters {
     return recent;
   }
 
+  /** The four timers of a mode and engine, registered on first use. */
+  private RequestTimers requestTimers(String mode, int engine) {
+    return requestTimers.computeIfAbsent(mode, k -> new ConcurrentHashMap<>())
+        .computeIfAbsent(engine, e -> new RequestTimers(mode, e < 0 ? "none" : Integer.toString(e)));
+  }
+
+  private Timer callTimer(String call, int engine, boolean ok) {
+    return Timer.builder("tandem_router_engine_call")
+        .tags("call", call, "engine", Integer.toString(engine), "outcome", ok ? "ok" : "error")
+        .serviceLevelObjectives(LATENCY_BUCKETS)
+        .description("Engine calls until the engine answered (head of a stream), by call.")
+        .register(registry);
+  }
+
   private Timer timer(String name, String mode, String engine, Duration[] buckets, String help) {
-    return timers.computeIfAbsent(name + "/" + mode + "/" + engine, k -> Timer.builder(name)
-        .tags("mode", mode, "engine", engine).serviceLevelObjectives(buckets).description(help)
-        .register(registry));
+    return Timer.builder(name).tags("mode", mode, "engine", engine)
+        .serviceLevelObjectives(buckets).description(help).register(registry);
+  }
+
+  /** A request's timers for one mode and engine label. */
+  private final class RequestTimers {
+    final Timer e2e;
+    final Timer ttft;
+    final Timer tpot;
+    final Timer queue;
+
+    RequestTimers(String mode, String engine) {
+      e2e = timer("tandem_router_e2e", mode, engine, LATENCY_BUCKETS,
+          "Arrival to the end of the answer, per mode and engine.");
+      ttft = timer("tandem_router_ttft", mode, engine, LATENCY_BUCKETS,
+          "Arrival to the first generated token, per mode and engine.");
+      tpot = timer("tandem_router_tpot", mode, engine, TOKEN_BUCKETS,
+          "Time per output token after the first, per mode and engine.");
+      queue = timer("tandem_router_queue", mode, engine, LATENCY_BUCKETS,
+          "Time admitted requests waited for a --max-concurrent slot, per mode and engine.");
+    }
   }
 
   private Counter counter(String name, String tag, String value, String help) {

@@ -40,10 +40,9 @@ public final class RequestClock {
     engine = id;
   }
 
-  /** The engine label: the id of the engine that served the request, or "none". */
-  public String engineLabel() {
-    int e = engine;
-    return e < 0 ? "none" : Integer.toString(e);
+  /** The id of the engine that served the request, or -1 (its metrics label: "none"). */
+  public int engineId() {
+    return engine;
   }
 
   public void choices(int count) {
