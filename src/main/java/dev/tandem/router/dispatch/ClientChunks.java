@@ -23,10 +23,14 @@ final class ClientChunks {
   private static final byte[] FINISH = bytes(",\"finish_reason\":");
   private static final byte[] NULL = bytes("null");
   private static final byte[] END = bytes("}],\"usage\":null}" + SseWriter.EVENT_END);
-  private static final byte[] ID = bytes("{\"id\":");
+  private static final byte[] DATA_ID = bytes(SseWriter.DATA + "{\"id\":");
+  private static final byte[] QUOTE = {'"'};
   private static final byte[] OBJECT_CREATED = bytes(",\"object\":\"text_completion\",\"created\":");
   private static final byte[] MODEL = bytes(",\"model\":");
   private static final byte[] CHOICES = bytes(",\"choices\":[{\"index\":");
+
+  /** The last model named and its quoted bytes (shared by every request; never written to). */
+  private static volatile Quoted lastModel;
 
   private final CompletionJob job;
   /** {@code data: {"id":...,"choices":[{"index":}, built on first use. */
@@ -73,15 +77,15 @@ final class ClientChunks {
   /**
    * {@code data: {"id":..,"object":..,"created":..,"model":..,"choices":[{"index":}: the
    * {@link #envelope}'s keys in its order, written straight as bytes (once per request, but
-   * every request); through the envelope's JSON where a string holds a lone surrogate.
+   * every request: into one array, the model's quoted bytes kept from the last request); through
+   * the envelope's JSON where a string holds a lone surrogate.
    */
   private byte[] ssePrefix() {
     if (ssePrefix == null) {
       try {
-        Buffer b = Buffer.buffer(160).appendString(SseWriter.DATA).appendBytes(ID);
-        quoted(b, job.requestId()).appendBytes(OBJECT_CREATED)
-            .appendString(Long.toString(job.created())).appendBytes(MODEL);
-        ssePrefix = quoted(b, job.responseModel()).appendBytes(CHOICES).getBytes();
+        ssePrefix = concat(DATA_ID, quoted(job.requestId()), OBJECT_CREATED,
+            Long.toString(job.created()).getBytes(StandardCharsets.US_ASCII), MODEL,
+            quotedModel(job.responseModel()), CHOICES);
       } catch (IllegalArgumentException loneSurrogate) {
         String head = FastJson.encode(envelope(new JsonArray(), null));
         // {"id":..,"model":..,"choices":[],"usage":null} -> data: {"id":..,"choices":[{"index":
@@ -92,18 +96,58 @@ final class ClientChunks {
     return ssePrefix;
   }
 
-  /** {@code s} as a JSON string (null as null), Jackson's escapes. */
-  private static Buffer quoted(Buffer out, String s) {
-    if (s == null) {
-      return out.appendBytes(NULL);
+  /** The model's quoted bytes: every request of a router names the same model or a few. */
+  private static byte[] quotedModel(String model) {
+    Quoted last = lastModel;
+    if (last != null && last.text.equals(model)) {
+      return last.bytes;
     }
-    return out.appendByte((byte) '"').appendBytes(JsonStringEncoder.getInstance().quoteAsUTF8(s))
-        .appendByte((byte) '"');
+    byte[] bytes = quoted(model);
+    if (model != null) {
+      lastModel = new Quoted(model, bytes);
+    }
+    return bytes;
+  }
+
+  /** {@code s} as a JSON string (null as null), Jackson's escapes; plain ASCII copied as is. */
+  private static byte[] quoted(String s) {
+    if (s == null) {
+      return NULL;
+    }
+    int n = s.length();
+    byte[] out = new byte[n + 2];
+    out[0] = '"';
+    for (int i = 0; i < n; i++) {
+      char c = s.charAt(i);
+      if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+        byte[] escaped = JsonStringEncoder.getInstance().quoteAsUTF8(s);
+        return concat(QUOTE, escaped, QUOTE);
+      }
+      out[i + 1] = (byte) c;
+    }
+    out[n + 1] = '"';
+    return out;
+  }
+
+  private static byte[] concat(byte[]... parts) {
+    int length = 0;
+    for (byte[] p : parts) {
+      length += p.length;
+    }
+    byte[] out = new byte[length];
+    int at = 0;
+    for (byte[] p : parts) {
+      System.arraycopy(p, 0, out, at, p.length);
+      at += p.length;
+    }
+    return out;
   }
 
   private static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
+
+  private record Quoted(String text, byte[] bytes) {}
 
   /** One choice's delta: {@code {..., "choices": [{index, text, logprobs, finish_reason}], "usage": null}}. */
   private record Delta(ClientChunks owner, int index, String text, JsonObject logprobs,

@@ -43,7 +43,8 @@ class ClientChunksTest {
   @Test
   void sseBytesAreTheJsonChunkWhateverTheIdAndModel() {
     String[][] cases = {{"cmpl-2", null}, {"cmpl-3", "m\u0001\t\u2028 \"/\\"}, {"", ""},
-        {"cmpl-\u00e9\ud83d\ude00", "\u2713"}};
+        {"cmpl-\u00e9\ud83d\ude00", "\u2713"}, {"cmpl-6", "m\u007f~ "}, {"cmpl-7", "m\u007f~ "},
+        {"cmpl-8", null}, {"cmpl-9", "m\u007f~ "}, {"cmpl-10", "m"}}; // the model cache switches
     for (String[] idModel : cases) {
       ClientChunk chunk = chunks(idModel[0], idModel[1]).delta(0, "t", null, "stop");
       String sse = chunk.toSse().toString();
