@@ -9,11 +9,12 @@ import java.util.Map;
 
 /**
  * The fast path of {@link FastJson}'s encoding: writes a JSON tree of the plain value types
- * (objects and arrays as Vert.x holds them, strings, int, long, finite double and float, booleans,
- * null) straight into a byte array, byte for byte as Jackson writes it (same escapes, same number
- * forms). At anything else (another value type, a NaN, a lone UTF-16 surrogate) it stops and says
- * so, and Jackson writes the value. The router encodes an engine body and a stream's usage chunk
- * per request; Jackson's generator set-up and Vert.x's type dispatch per value were most of that.
+ * (objects and arrays as Vert.x holds them, {@link JsonInts}, strings, int, long, finite double
+ * and float, booleans, null) straight into a byte array, byte for byte as Jackson writes it (same
+ * escapes, same number forms). At anything else (another value type, a NaN, a lone UTF-16
+ * surrogate) it stops and says so, and Jackson writes the value. The router encodes an engine
+ * body and a stream's usage chunk per request; Jackson's generator set-up and Vert.x's type
+ * dispatch per value were most of that.
  */
 final class JsonBytes {
 
@@ -99,6 +100,9 @@ final class JsonBytes {
     if (depth >= MAX_DEPTH) {
       return false;
     }
+    if (v instanceof JsonInts ints) {
+      return ints(ints.ids(), out);
+    }
     if (v instanceof JsonObject o) {
       return object(o.getMap(), out, depth);
     }
@@ -151,12 +155,31 @@ final class JsonBytes {
     return true;
   }
 
+  private static boolean ints(int[] ids, JsonBytes out) {
+    out.writeByte('[');
+    for (int i = 0; i < ids.length; i++) {
+      if (i > 0) {
+        out.writeByte(',');
+      }
+      writeLong(out, ids[i]);
+    }
+    out.writeByte(']');
+    return true;
+  }
+
   /** A quoted string with Jackson's escapes; false at a lone surrogate (Jackson refuses it). */
   private static boolean string(String s, JsonBytes out) {
-    out.writeByte('"');
     int n = s.length();
     out.ensureWritable(n + 2);
-    for (int i = 0; i < n; i++) {
+    byte[] b = out.bytes;
+    int at = out.length;
+    b[at++] = '"';
+    int i = 0;
+    for (char c; i < n && (c = s.charAt(i)) >= 0x20 && c < 0x80 && c != '"' && c != '\\'; i++) {
+      b[at++] = (byte) c; // plain ASCII, the common case: no escape, room made above
+    }
+    out.length = at;
+    for (; i < n; i++) {
       char c = s.charAt(i);
       if (c < 0x80) {
         if (c >= 0x20 && c != '"' && c != '\\') {

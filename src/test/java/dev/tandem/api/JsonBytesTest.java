@@ -77,6 +77,21 @@ class JsonBytesTest {
   }
 
   @Test
+  void tokenIdsAreWrittenAsTheCodecWritesTheirList() {
+    int[][] cases = {{}, {0}, {7, 128, 32_000, 151_643, Integer.MAX_VALUE, -1, Integer.MIN_VALUE}};
+    for (int[] ids : cases) {
+      JsonObject body = new JsonObject().put("prompt", new JsonInts(ids)).put("n", 1);
+      assertSameAsCodec(body);
+      JsonArray boxed = new JsonArray();
+      for (int id : ids) {
+        boxed.add(id);
+      }
+      assertEquals(new JsonObject().put("prompt", boxed).put("n", 1).encode(), fast(body));
+      assertEquals(boxed, body.copy().getJsonArray("prompt"), "a copy holds the same ids");
+    }
+  }
+
+  @Test
   void leavesToTheCodecWhatItDoesNotWrite() {
     for (Object odd : new Object[] {Double.NaN, Double.POSITIVE_INFINITY, Float.NaN, "x\ud83dy",
         "\ude00", Instant.EPOCH, new byte[] {1}, BigDecimal.ONE, (short) 3, new StringBuilder("s")}) {

@@ -1,6 +1,6 @@
 package dev.tandem.router.dispatch;
 
-import io.vertx.core.json.JsonArray;
+import dev.tandem.api.JsonInts;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -25,10 +25,7 @@ public final class EngineBodies {
   static JsonObject generation(Attempt a, boolean requestTokenIds) {
     AttemptSpec spec = a.spec();
     JsonObject body = a.job().engineFields().copy();
-    JsonArray prompt = new JsonArray();
-    for (int id : spec.promptIds()) {
-      prompt.add(id);
-    }
+    JsonInts prompt = new JsonInts(spec.promptIds()); // written without boxing each id
     JsonObject debug = defaultDebugConfig();
     JsonObject clientDebug = body.getJsonObject("debug_config");
     if (clientDebug != null) {
