@@ -1,5 +1,6 @@
 package dev.tandem.api;
 
+import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
@@ -70,13 +71,16 @@ public final class SseWriter {
     writeFramed(frame(json));
   }
 
-  /** One or more whole events, framed by the caller ({@code data: ...\n\n}). */
-  public void writeFramed(Buffer events) {
+  /**
+   * One or more whole events, framed by the caller ({@code data: ...\n\n}); completes once they
+   * were written to the socket or dropped (the stream had ended).
+   */
+  public Future<Void> writeFramed(Buffer events) {
     if (ended()) {
-      return;
+      return Future.succeededFuture();
     }
     start();
-    response.write(events);
+    return response.write(events);
   }
 
   /** Ends the stream with {@code [DONE]}, after {@code last} when not null, in one write. */
@@ -87,11 +91,12 @@ public final class SseWriter {
   /**
    * Ends the stream in one write: {@code events} (framed by the caller, may be null), then
    * {@code last} when not null, then {@code [DONE]}. When nothing went out before, the whole
-   * stream is one response of known length (no chunked framing).
+   * stream is one response of known length (no chunked framing). Completes once that write
+   * went to the socket or failed, or at once when the stream had already ended.
    */
-  public void end(Buffer events, JsonObject last) {
+  public Future<Void> end(Buffer events, JsonObject last) {
     if (ended()) {
-      return;
+      return Future.succeededFuture();
     }
     ended = true;
     Buffer tail = events != null ? events : Buffer.buffer(DONE.length() + (last == null ? 0 : 256));
@@ -104,7 +109,7 @@ public final class SseWriter {
           .putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream; charset=utf-8")
           .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
     }
-    response.end(tail);
+    return response.end(tail);
   }
 
   /**

@@ -3,21 +3,29 @@ package dev.tandem.router.api;
 import dev.tandem.api.SseWriter;
 import dev.tandem.router.dispatch.ClientChunk;
 import dev.tandem.router.dispatch.ClientOutput;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.vertx.core.Context;
+import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.json.JsonObject;
 
 /**
  * A streaming HTTP answer through the shared {@link SseWriter}. Deltas are rendered straight into
  * one pending buffer ({@link ClientChunk#appendSse}) and written together once the event loop has
  * handled what it read — so every delta decoded from one engine read goes out in one write and one
- * flush, not one per chunk. The usage chunk (if asked for) and {@code [DONE]} end the stream in the
- * same write as whatever is still pending: when the engine's whole answer arrived in one read, the
- * client's whole answer is one write (a response of known length). A failure after the first
- * chunk is an error event without {@code [DONE]}, after the pending deltas.
+ * flush, not one per chunk. The pending buffer is direct memory from Netty's pool: the socket
+ * write takes it as it is (a heap buffer is zeroed when made and copied to direct memory when
+ * written), and it goes back to the pool once written or dropped. The usage chunk (if asked
+ * for) and {@code [DONE]} end the stream in the same write as whatever is still pending: when the
+ * engine's whole answer arrived in one read, the client's whole answer is one write (a response
+ * of known length). A failure after the first chunk is an error event without {@code [DONE]},
+ * after the pending deltas.
  */
 final class SseOutput implements ClientOutput {
 
@@ -26,11 +34,14 @@ final class SseOutput implements ClientOutput {
   /** How much room a pending buffer starts with: what the router's streams write in one go. */
   private static final PendingSize PENDING_SIZE = new PendingSize();
 
+  private final ByteBufAllocator pool;
   private final SseWriter sse;
   private final boolean includeUsage;
   private final Context context;
   private final Handler<Void> flushTask = v -> flush();
+  /** The pending deltas: a pooled direct buffer ({@link #pendingBuf}) owned until written. */
   private Buffer pending;
+  private ByteBuf pendingBuf;
   private boolean flushScheduled;
   /**
    * Whether the response's write queue was full after the last write: only a write can fill it,
@@ -39,6 +50,12 @@ final class SseOutput implements ClientOutput {
   private boolean full;
 
   SseOutput(HttpServerResponse response, boolean includeUsage) {
+    this(response, includeUsage, PooledByteBufAllocator.DEFAULT);
+  }
+
+  /** @param pool where pending buffers come from (a test counts what it gets back) */
+  SseOutput(HttpServerResponse response, boolean includeUsage, ByteBufAllocator pool) {
+    this.pool = pool;
     this.sse = new SseWriter(response);
     this.includeUsage = includeUsage;
     this.context = Vertx.currentContext();
@@ -47,7 +64,8 @@ final class SseOutput implements ClientOutput {
   @Override
   public void write(ClientChunk chunk) {
     if (pending == null) {
-      pending = Buffer.buffer(PENDING_SIZE.next());
+      pendingBuf = pool.directBuffer(PENDING_SIZE.next());
+      pending = BufferInternal.buffer(pendingBuf);
     }
     chunk.appendSse(pending);
     if (pending.length() >= MAX_PENDING || context == null) {
@@ -62,12 +80,20 @@ final class SseOutput implements ClientOutput {
   private void flush() {
     flushScheduled = false;
     Buffer out = pending;
+    ByteBuf buf = pendingBuf;
     pending = null;
-    if (out != null && out.length() > 0) {
-      PENDING_SIZE.wrote(out.length());
-      sse.writeFramed(out); // dropped if the stream ended or the client is gone
-      full = sse.writeQueueFull();
+    pendingBuf = null;
+    if (out == null) {
+      return;
     }
+    if (out.length() == 0) {
+      buf.release();
+      return;
+    }
+    PENDING_SIZE.wrote(out.length());
+    // dropped if the stream ended or the client is gone; the bytes go back to the pool either way
+    sse.writeFramed(out).onComplete(ar -> buf.release());
+    full = sse.writeQueueFull();
   }
 
   @Override
@@ -86,10 +112,13 @@ final class SseOutput implements ClientOutput {
   @Override
   public void complete(JsonObject whole, JsonObject usage) {
     Buffer out = pending;
+    ByteBuf buf = pendingBuf;
     pending = null;
-    sse.end(out, includeUsage ? whole : null); // a stream's "whole" is its usage chunk
+    pendingBuf = null;
+    Future<Void> written = sse.end(out, includeUsage ? whole : null); // "whole": the usage chunk
     if (out != null) {
       PENDING_SIZE.wrote(out.length()); // the usage chunk and [DONE] were appended to it
+      written.onComplete(ar -> buf.release());
     }
   }
 

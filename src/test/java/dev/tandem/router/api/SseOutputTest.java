@@ -1,0 +1,164 @@
+package dev.tandem.router.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.router.dispatch.ClientChunk;
+import io.netty.buffer.AbstractByteBufAllocator;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonObject;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The pending buffers come from a pool and are the output's to give back: every one is released
+ * once written, whether the stream ends well, fails or loses its client halfway.
+ */
+class SseOutputTest {
+
+  /** Hands out unpooled direct buffers and keeps each, to check that all were released. */
+  private static final class CountingPool extends AbstractByteBufAllocator {
+    final List<ByteBuf> handedOut = new CopyOnWriteArrayList<>();
+
+    CountingPool() {
+      super(true);
+    }
+
+    @Override
+    protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+      ByteBuf b = UnpooledByteBufAllocator.DEFAULT.directBuffer(initialCapacity, maxCapacity);
+      handedOut.add(b);
+      return b;
+    }
+
+    @Override
+    protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+      throw new AssertionError("the output asks for direct buffers");
+    }
+
+    @Override
+    public boolean isDirectBufferPooled() {
+      return true;
+    }
+
+    long unreleased() {
+      return handedOut.stream().filter(b -> b.refCnt() != 0).count();
+    }
+  }
+
+  private record Event(String data) implements ClientChunk {
+    @Override
+    public JsonObject toJson() {
+      return new JsonObject().put("data", data);
+    }
+
+    @Override
+    public Buffer toSse() {
+      return Buffer.buffer("data: " + data + "\n\n");
+    }
+  }
+
+  private Vertx vertx;
+  private HttpServer server;
+  private final CountingPool pool = new CountingPool();
+  private final CompletableFuture<Void> ended = new CompletableFuture<>();
+
+  @BeforeEach
+  void setUp() {
+    vertx = Vertx.vertx();
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  /** A server whose every request is streamed by {@code stream} through an SseOutput. */
+  private int serve(BiConsumer<SseOutput, HttpServerResponse> stream) throws Exception {
+    server = vertx.createHttpServer().requestHandler(req -> stream.accept(
+        new SseOutput(req.response(), true, pool), req.response()));
+    return server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture()
+        .get(10, TimeUnit.SECONDS).actualPort();
+  }
+
+  /** Writes {@code count} events 2 ms apart (each flushed on its own), then {@code last}. */
+  private void writeSpaced(SseOutput out, int count, Runnable last) {
+    out.write(new Event("0"));
+    int[] sent = {1};
+    vertx.setPeriodic(2, id -> {
+      if (sent[0] < count) {
+        out.write(new Event(Integer.toString(sent[0]++)));
+        return;
+      }
+      vertx.cancelTimer(id);
+      last.run();
+      vertx.setTimer(50, t -> ended.complete(null)); // the last write's completion has run
+    });
+  }
+
+  private static String get(int port, int readBytes) throws Exception {
+    try (Socket s = new Socket("127.0.0.1", port)) {
+      OutputStream os = s.getOutputStream();
+      os.write("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+          .getBytes(StandardCharsets.US_ASCII));
+      os.flush();
+      InputStream in = s.getInputStream();
+      ByteArrayOutputStream got = new ByteArrayOutputStream();
+      byte[] buf = new byte[4096];
+      for (int n; got.size() < readBytes && (n = in.read(buf)) > 0; ) {
+        got.write(buf, 0, n);
+      }
+      return got.toString(StandardCharsets.US_ASCII);
+    }
+  }
+
+  @Test
+  void everyPendingBufferIsReleasedOnceWritten() throws Exception {
+    int port = serve((out, response) -> writeSpaced(out, 20, () -> out.complete(
+        new JsonObject().put("usage", 1), new JsonObject())));
+    String answer = get(port, Integer.MAX_VALUE); // until the server closes the connection
+    ended.get(10, TimeUnit.SECONDS);
+    assertTrue(answer.contains("data: 19\n\n") && answer.contains("data: [DONE]"), answer);
+    assertTrue(pool.handedOut.size() >= 2, "several flushes: " + pool.handedOut.size());
+    assertEquals(0, pool.unreleased(), "pending buffers not given back");
+  }
+
+  @Test
+  void buffersAreReleasedWhenTheClientLeavesMidStream() throws Exception {
+    int port = serve((out, response) -> writeSpaced(out, 40, () -> out.complete(
+        new JsonObject().put("usage", 1), new JsonObject())));
+    String head = get(port, 1); // reads the first bytes and hangs up
+    assertTrue(head.startsWith("HTTP/1.1 200"), head);
+    ended.get(10, TimeUnit.SECONDS);
+    assertTrue(pool.handedOut.size() >= 2, "writes after the client left: " + pool.handedOut.size());
+    assertEquals(0, pool.unreleased(), "pending buffers not given back");
+  }
+
+  @Test
+  void buffersAreReleasedWhenTheStreamFails() throws Exception {
+    int port = serve((out, response) -> writeSpaced(out, 5, () -> {
+      out.write(new Event("unflushed")); // pending when the failure comes
+      out.fail(new IllegalStateException("engine gone"));
+    }));
+    String answer = get(port, Integer.MAX_VALUE);
+    ended.get(10, TimeUnit.SECONDS);
+    assertTrue(answer.contains("data: unflushed\n\n") && answer.contains("engine gone"), answer);
+    assertEquals(0, pool.unreleased(), "pending buffers not given back");
+  }
+}
