@@ -32,18 +32,79 @@ final class ChunkScanner extends JsonTree {
   /** The last field name read: its bytes are {@code b[keyAt, keyAt + keyLength)}. */
   private int keyAt;
   private int keyLength;
+  /**
+   * What {@link ChunkShape} learns from a chunk: how often each of these fields was met, and where
+   * the last text's and token ids' contents lie (inside the quotes and brackets; -1: not met as a
+   * string or an array).
+   */
+  private int choicesFields;
+  private int choiceCount;
+  private int textFields;
+  private int idsFields;
+  private int textFrom = -1;
+  private int textTo;
+  private int idsFrom = -1;
+  private int idsTo;
+  private boolean usage;
 
-  private ChunkScanner(byte[] bytes, int offset, int end) {
+  ChunkScanner(byte[] bytes, int offset, int end) {
     super(bytes, offset, end);
   }
 
   /** The chunk in {@code bytes[offset, offset + length)}, or null where Jackson must read it. */
   static EngineChunk scan(byte[] bytes, int offset, int length) {
+    return scan(bytes, offset, length, null);
+  }
+
+  /** {@link #scan}, and {@code shape} (when not null) learns the chunk's shape from it. */
+  static EngineChunk scan(byte[] bytes, int offset, int length, ChunkShape shape) {
+    ChunkScanner s = new ChunkScanner(bytes, offset, offset + length);
+    EngineChunk chunk;
     try {
-      return new ChunkScanner(bytes, offset, offset + length).chunk();
+      chunk = s.chunk();
     } catch (GiveUp e) {
       return null;
     }
+    if (shape != null && chunk != null) {
+      if (s.choicesFields == 1 && s.choiceCount == 1 && s.textFields == 1 && s.textFrom >= 0
+          && s.idsFields <= 1 && !s.usage) {
+        shape.learn(bytes, offset, length, chunk.choices().get(0), s.textFrom, s.textTo,
+            s.idsFrom, s.idsTo);
+      } else {
+        shape.forget();
+      }
+    }
+    return chunk;
+  }
+
+  /**
+   * The string value whose opening quote is at {@code at}, decoded, and then {@link #at()} is past
+   * it; null where the scan gives up.
+   */
+  String stringAt(int at) {
+    i = at;
+    try {
+      return string();
+    } catch (GiveUp e) {
+      return null;
+    }
+  }
+
+  /**
+   * The token id array whose opening bracket is at {@code at}, and then {@link #at()} is past it;
+   * null where the scan gives up.
+   */
+  int[] idsAt(int at) {
+    i = at;
+    try {
+      return ints();
+    } catch (GiveUp e) {
+      return null;
+    }
+  }
+
+  int at() {
+    return i;
   }
 
   private EngineChunk chunk() {
@@ -54,9 +115,11 @@ final class ChunkScanner extends JsonTree {
       do {
         key();
         if (keyIs(CHOICES)) {
+          choicesFields++;
           choices = nullLiteral() ? List.of() : choices();
         } else if (keyIs(USAGE)) {
           usage = nullLiteral() ? null : objectValue(0);
+          this.usage |= usage != null;
         } else if (keyIs(ERROR)) {
           if (!nullLiteral()) {
             return null; // an error event: Jackson keeps its body (no exception thrown)
@@ -79,6 +142,7 @@ final class ChunkScanner extends JsonTree {
     if (!emptyContainer(']')) {
       do {
         out.add(choice());
+        choiceCount++;
       } while (next(']'));
     }
     return out;
@@ -97,11 +161,26 @@ final class ChunkScanner extends JsonTree {
           ws();
           index = nonNegativeInt();
         } else if (keyIs(TEXT)) {
-          text = nullLiteral() ? "" : string();
+          textFields++;
+          textFrom = -1;
+          if (!nullLiteral()) {
+            textFrom = i + 1;
+            text = string();
+            textTo = i - 1;
+          } else {
+            text = "";
+          }
         } else if (keyIs(FINISH_REASON)) {
           finish = nullLiteral() ? null : string();
         } else if (keyIs(TOKEN_IDS)) {
-          ids = nullLiteral() ? null : ints();
+          idsFields++;
+          idsFrom = -1;
+          ids = null;
+          if (!nullLiteral()) {
+            idsFrom = i + 1;
+            ids = ints();
+            idsTo = i - 1;
+          }
         } else if (keyIs(LOGPROBS)) {
           requireNull();
         } else {

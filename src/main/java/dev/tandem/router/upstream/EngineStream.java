@@ -28,6 +28,7 @@ public final class EngineStream {
   private final long firstChunkTimeoutMs;
   private final long idleTimeoutMs;
   private final Promise<Boolean> ended = Promise.promise();
+  private final ChunkShape shape = new ChunkShape();
   private boolean sawDone;
   private boolean sawChunk;
   private boolean paused;
@@ -109,7 +110,7 @@ public final class EngineStream {
     }
     EngineChunk chunk;
     try {
-      chunk = EngineChunk.parse(bytes, offset, length);
+      chunk = shape.read(bytes, offset, length);
     } catch (IllegalArgumentException e) {
       String data = new String(bytes, offset, Math.min(length, 200), StandardCharsets.UTF_8);
       throw UpstreamException.protocol(engineId, stage, "a data line is not a valid chunk ("

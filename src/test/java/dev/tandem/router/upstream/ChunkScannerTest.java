@@ -157,7 +157,7 @@ class ChunkScannerTest {
     fail("Jackson reads " + json);
   }
 
-  private static void assertSame(EngineChunk expected, EngineChunk actual, String json) {
+  static void assertSame(EngineChunk expected, EngineChunk actual, String json) {
     assertEquals(expected.choices().size(), actual.choices().size(), json);
     for (int k = 0; k < expected.choices().size(); k++) {
       EngineChunk.Choice e = expected.choices().get(k);
