@@ -1,5 +1,6 @@
 package dev.tandem.api;
 
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
@@ -15,14 +16,21 @@ import java.util.Map;
  * surrogate) it stops and says so, and Jackson writes the value. The router encodes an engine
  * body and a stream's usage chunk per request; Jackson's generator set-up and Vert.x's type
  * dispatch per value were most of that.
+ *
+ * <p>It is also a writer for code that assembles JSON bytes from constant parts and values (a
+ * streamed delta: {@link #writer}), so that they reach a Netty buffer in one append rather than
+ * one per part, each of which checks the buffer's state.
  */
-final class JsonBytes {
+public final class JsonBytes {
 
   private static final byte[] HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] NULL = {'n', 'u', 'l', 'l'};
   private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
   private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
   private static final int MAX_DEPTH = 64;
+  /** Beyond this much room a thread's writer is not kept (after a delta with a huge text). */
+  private static final int MAX_KEPT = 64 * 1024;
+  private static final ThreadLocal<JsonBytes> THREAD_WRITER = ThreadLocal.withInitial(JsonBytes::new);
 
   private byte[] bytes = new byte[512]; // an engine body for a short prompt fits
   private int length;
@@ -33,6 +41,58 @@ final class JsonBytes {
   static JsonBytes of(Object value) {
     JsonBytes out = new JsonBytes();
     return value(value, out, 0) ? out : null;
+  }
+
+  /** An empty writer. */
+  public static JsonBytes writer() {
+    return new JsonBytes();
+  }
+
+  /**
+   * This thread's writer, empty: for a render that ends with {@link #appendTo} before it returns
+   * (streamed deltas, one per token; a writer of their own would cost an array per request).
+   */
+  public static JsonBytes threadWriter() {
+    JsonBytes w = THREAD_WRITER.get();
+    if (w.bytes.length > MAX_KEPT) {
+      w = new JsonBytes();
+      THREAD_WRITER.set(w);
+    }
+    return w.reset();
+  }
+
+  /** Empties it (the room made stays). */
+  public JsonBytes reset() {
+    length = 0;
+    return this;
+  }
+
+  /** Bytes that are JSON already (constant parts). */
+  public JsonBytes raw(byte[] b) {
+    writeBytes(b);
+    return this;
+  }
+
+  public JsonBytes rawByte(int b) {
+    return writeByte(b);
+  }
+
+  /**
+   * {@code v} as JSON, as Jackson writes it; false, with nothing written, where Jackson must write
+   * it (as for {@link #of}).
+   */
+  public boolean value(Object v) {
+    int mark = length;
+    if (value(v, this, 0)) {
+      return true;
+    }
+    length = mark;
+    return false;
+  }
+
+  /** Appends what was written to {@code out}, in one append. */
+  public void appendTo(Buffer out) {
+    out.appendBytes(bytes, 0, length);
   }
 
   byte[] bytes() {

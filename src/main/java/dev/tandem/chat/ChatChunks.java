@@ -1,7 +1,7 @@
 package dev.tandem.chat;
 
-import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import dev.tandem.api.FastJson;
+import dev.tandem.api.JsonBytes;
 import dev.tandem.api.SseWriter;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
@@ -25,8 +25,8 @@ public final class ChatChunks {
   private final long created;
   private final String model;
   private static final byte[] CONTENT =
-      ",\"delta\":{\"content\":\"".getBytes(StandardCharsets.UTF_8);
-  private static final byte[] CONTENT_END = ("\"},\"logprobs\":null,\"finish_reason\":null}]}"
+      ",\"delta\":{\"content\":".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] CONTENT_END = ("},\"logprobs\":null,\"finish_reason\":null}]}"
       + SseWriter.EVENT_END).getBytes(StandardCharsets.UTF_8);
 
   private final boolean[] started;
@@ -98,20 +98,21 @@ public final class ChatChunks {
    * holds a lone surrogate, which only the general path writes as it always did.
    */
   public boolean appendContentSse(int index, String text, Buffer out) {
-    byte[] escaped;
-    try {
-      escaped = JsonStringEncoder.getInstance().quoteAsUTF8(text);
-    } catch (IllegalArgumentException brokenSurrogate) {
-      return false;
-    }
     if (ssePrefix == null) {
       String head = FastJson.encode(envelope(new JsonArray()));
       // {"id":..,"model":..,"choices":[]} -> data: {"id":..,"model":..,"choices":[{"index":
       ssePrefix = (SseWriter.DATA + head.substring(0, head.length() - "[]}".length())
           + "[{\"index\":").getBytes(StandardCharsets.UTF_8);
     }
-    out.appendBytes(ssePrefix).appendString(Integer.toString(index)).appendBytes(CONTENT)
-        .appendBytes(escaped).appendBytes(CONTENT_END);
+    JsonBytes w = JsonBytes.threadWriter(); // to the output in one append
+    w.raw(ssePrefix);
+    w.value(index);
+    w.raw(CONTENT);
+    if (!w.value(text)) {
+      return false; // a lone surrogate
+    }
+    w.raw(CONTENT_END);
+    w.appendTo(out);
     return true;
   }
 

@@ -2,6 +2,7 @@ package dev.tandem.router.dispatch;
 
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import dev.tandem.api.FastJson;
+import dev.tandem.api.JsonBytes;
 import dev.tandem.api.SseWriter;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
@@ -18,8 +19,8 @@ import java.nio.charset.StandardCharsets;
  */
 final class ClientChunks {
 
-  private static final byte[] TEXT = bytes(",\"text\":\"");
-  private static final byte[] LOGPROBS = bytes("\",\"logprobs\":");
+  private static final byte[] TEXT = bytes(",\"text\":");
+  private static final byte[] LOGPROBS = bytes(",\"logprobs\":");
   private static final byte[] FINISH = bytes(",\"finish_reason\":");
   private static final byte[] NULL = bytes("null");
   private static final byte[] END = bytes("}],\"usage\":null}" + SseWriter.EVENT_END);
@@ -174,38 +175,31 @@ final class ClientChunks {
 
     @Override
     public void appendSse(Buffer out) {
-      byte[] prefix = owner.ssePrefix();
-      byte[] escaped;
-      try {
-        escaped = JsonStringEncoder.getInstance().quoteAsUTF8(text);
-      } catch (IllegalArgumentException brokenSurrogate) {
+      JsonBytes w = JsonBytes.threadWriter(); // to the output in one append
+      w.raw(owner.ssePrefix());
+      if (index < 10) {
+        w.rawByte('0' + index);
+      } else {
+        w.value(index);
+      }
+      w.raw(TEXT);
+      if (!w.value(text)) {
         // A lone UTF-16 surrogate (an engine escaped half a pair): the general encoder writes
         // it as the UTF-8 conversion of the whole line does, '?'.
         out.appendBuffer(SseWriter.frame(toJson().encode()));
         return;
       }
-      out.appendBytes(prefix);
-      if (index < 10) {
-        out.appendByte((byte) ('0' + index));
-      } else {
-        out.appendString(Integer.toString(index));
+      w.raw(LOGPROBS);
+      if (!w.value(logprobs)) {
+        w.raw(bytes(logprobs.encode())); // a value only Jackson's databind writes
       }
-      out.appendBytes(TEXT).appendBytes(escaped).appendBytes(LOGPROBS);
-      if (logprobs == null) {
-        out.appendBytes(NULL);
-      } else {
-        if (!FastJson.appendPlain(out, logprobs)) {
-          out.appendString(logprobs.encode());
-        }
+      w.raw(FINISH);
+      if (!w.value(finishReason)) {
+        out.appendBuffer(SseWriter.frame(toJson().encode())); // a lone surrogate, as above
+        return;
       }
-      out.appendBytes(FINISH);
-      if (finishReason == null) {
-        out.appendBytes(NULL);
-      } else {
-        out.appendByte((byte) '"').appendBytes(JsonStringEncoder.getInstance().quoteAsUTF8(finishReason))
-            .appendByte((byte) '"');
-      }
-      out.appendBytes(END);
+      w.raw(END);
+      w.appendTo(out);
     }
   }
 }

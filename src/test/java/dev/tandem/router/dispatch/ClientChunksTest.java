@@ -28,7 +28,7 @@ class ClientChunksTest {
     for (String text : texts) {
       for (String finish : new String[] {null, "stop", "length"}) {
         for (JsonObject lp : new JsonObject[] {null, logprobs}) {
-          ClientChunk chunk = c.delta(1, text, lp, finish);
+          ClientChunk chunk = c.delta(text.length() % 2 == 0 ? 1 : 12, text, lp, finish);
           String sse = chunk.toSse().toString();
           assertTrue(sse.startsWith("data: ") && sse.endsWith("\n\n"), sse);
           String json = sse.substring("data: ".length(), sse.length() - 2);
@@ -62,6 +62,8 @@ class ClientChunksTest {
     Buffer expected = Buffer.buffer("data: " + chunk.toJson().encode() + "\n\n");
     assertEquals(expected, chunk.toSse());
     assertTrue(chunk.toSse().toString().contains("\"text\":\"x?y\""), chunk.toSse().toString());
+    ClientChunk finish = chunks("cmpl-1", "m").delta(0, "x", null, "st\ud800");
+    assertEquals(Buffer.buffer("data: " + finish.toJson().encode() + "\n\n"), finish.toSse());
   }
 
   @Test
