@@ -20,17 +20,20 @@ import org.junit.jupiter.api.Test;
 /** {@code --network-transport}: each choice builds a Vert.x on that transport, which serves HTTP. */
 class NetworkTransportsTest {
 
-  /** What the Vert.x built for {@code choice} runs on, after one HTTP exchange over loopback. */
+  /**
+   * What the Vert.x built for {@code choice} runs on, after one HTTP exchange over loopback. The
+   * waits are generous: CI once timed this exchange out at 10 s on a loaded 2-core machine.
+   */
   private static String serveOneRequest(NetworkTransport choice) throws Exception {
     Vertx vertx = NetworkTransports.apply(Vertx.builder(), choice).build();
     try {
       HttpServer server = vertx.createHttpServer()
           .requestHandler(req -> req.body().onSuccess(b -> req.response().end("echo:" + b)))
-          .listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
+          .listen(0, "127.0.0.1").await(30, TimeUnit.SECONDS);
       HttpClient client = vertx.createHttpClient();
       Buffer body = client.request(HttpMethod.POST, server.actualPort(), "127.0.0.1", "/")
           .compose(req -> req.send("hi")).compose(HttpClientResponse::body)
-          .await(10, TimeUnit.SECONDS);
+          .await(30, TimeUnit.SECONDS);
       assertEquals("echo:hi", body.toString());
       return NetworkTransports.describe(vertx, choice);
     } finally {
