@@ -1,5 +1,6 @@
 package dev.tandem.api;
 
+import com.fasterxml.jackson.core.io.NumberInput;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
@@ -106,7 +107,10 @@ public abstract class JsonTree extends JsonScanner {
     }
   }
 
-  /** An integer as Integer where it fits, else Long (as Jackson's getNumberValue); else Double. */
+  /**
+   * An integer as Integer where it fits, else Long (as Jackson's getNumberValue); else Double, read
+   * by Jackson's fast parser (FastDoubleParser: Double.parseDouble's value at a fifth of its cost).
+   */
   protected Number number() {
     int from = i;
     skipNumber();
@@ -115,7 +119,8 @@ public abstract class JsonTree extends JsonScanner {
       integral &= b[k] != '.' && b[k] != 'e' && b[k] != 'E';
     }
     if (!integral) {
-      return Double.parseDouble(new String(b, from, i - from, StandardCharsets.ISO_8859_1));
+      String text = new String(b, from, i - from, StandardCharsets.ISO_8859_1);
+      return NumberInput.parseDouble(text, true);
     }
     boolean negative = b[from] == '-';
     if (i - from > (negative ? 19 : 18)) {

@@ -51,6 +51,27 @@ class JsonTreeTest {
   }
 
   @Test
+  void fractionsAreTheDoublesTheCodecReads() {
+    Random random = new Random(13);
+    StringBuilder json = new StringBuilder("{\"d\":[0.1,-0.0,1e-7,1E+21,4.9e-324,2.5E-3");
+    for (int i = 0; i < 5000; i++) {
+      double d = Double.longBitsToDouble(random.nextLong());
+      if (Double.isFinite(d)) {
+        json.append(',').append(d);
+      }
+      json.append(',').append(random.nextDouble() * 1000);
+    }
+    byte[] b = json.append("]}").toString().getBytes(StandardCharsets.UTF_8);
+    List<Object> expected = codec(b).getJsonArray("d").getList();
+    List<Object> read = JsonTree.object(b, 0, b.length).getJsonArray("d").getList();
+    assertEquals(expected.size(), read.size());
+    for (int i = 0; i < expected.size(); i++) {
+      assertEquals(Double.doubleToLongBits((Double) expected.get(i)),
+          Double.doubleToLongBits((Double) read.get(i)), String.valueOf(expected.get(i)));
+    }
+  }
+
+  @Test
   void leavesToTheCodecWhatItMayReadDifferentlyOrRefuses() {
     for (String json : new String[] {"{\"a\":1} // comment", "{\"a\":/* c */1}",
         "{\"a\":12345678901234567890}", "[1]", "\"s\"", "", "{\"a\":01}", "{\"a\":1,}",
