@@ -21,7 +21,7 @@ import java.util.Map;
  * dispatch per value were most of that.
  *
  * <p>It is also a writer for code that assembles JSON bytes from constant parts and values (a
- * streamed delta: {@link #writer}), so that they reach a Netty buffer in one append rather than
+ * streamed delta: {@link #threadWriter}), so that they reach a Netty buffer in one append rather than
  * one per part, each of which checks the buffer's state.
  */
 public final class JsonBytes {
@@ -44,11 +44,6 @@ public final class JsonBytes {
   static JsonBytes of(Object value) {
     JsonBytes out = new JsonBytes();
     return value(value, out, 0) ? out : null;
-  }
-
-  /** An empty writer. */
-  public static JsonBytes writer() {
-    return new JsonBytes();
   }
 
   /**
@@ -76,8 +71,10 @@ public final class JsonBytes {
     return this;
   }
 
-  public JsonBytes rawByte(int b) {
-    return writeByte(b);
+  /** An integer (a choice's index), without boxing it. */
+  public JsonBytes number(long v) {
+    writeLong(this, v);
+    return this;
   }
 
   /**

@@ -105,9 +105,7 @@ public final class ChatChunks {
           + "[{\"index\":").getBytes(StandardCharsets.UTF_8);
     }
     JsonBytes w = JsonBytes.threadWriter(); // to the output in one append
-    w.raw(ssePrefix);
-    w.value(index);
-    w.raw(CONTENT);
+    w.raw(ssePrefix).number(index).raw(CONTENT);
     if (!w.value(text)) {
       return false; // a lone surrogate
     }

@@ -3,6 +3,7 @@ package dev.tandem.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -125,7 +126,7 @@ class JsonBytesTest {
       String written = json.substring("{\"d\":".length(), json.length() - 1);
       assertEquals(Double.doubleToLongBits(d), Double.doubleToLongBits(Double.parseDouble(written)),
           written);
-      assertEquals(true, written.length() <= Double.toString(d).length(), written);
+      assertTrue(written.length() <= Double.toString(d).length(), written);
     }
   }
 

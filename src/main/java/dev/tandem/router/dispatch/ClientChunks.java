@@ -176,13 +176,7 @@ final class ClientChunks {
     @Override
     public void appendSse(Buffer out) {
       JsonBytes w = JsonBytes.threadWriter(); // to the output in one append
-      w.raw(owner.ssePrefix());
-      if (index < 10) {
-        w.rawByte('0' + index);
-      } else {
-        w.value(index);
-      }
-      w.raw(TEXT);
+      w.raw(owner.ssePrefix()).number(index).raw(TEXT);
       if (!w.value(text)) {
         // A lone UTF-16 surrogate (an engine escaped half a pair): the general encoder writes
         // it as the UTF-8 conversion of the whole line does, '?'.
