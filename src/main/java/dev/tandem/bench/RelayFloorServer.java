@@ -1,5 +1,6 @@
 package dev.tandem.bench;
 
+import dev.tandem.api.HttpServers;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -19,7 +20,6 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.internal.ContextInternal;
@@ -72,8 +72,7 @@ public final class RelayFloorServer extends VerticleBase {
             ch.pipeline().addLast(new HttpResponseDecoder(), new Upstream(floor));
           }
         });
-    server = vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port)
-        .setTcpNoDelay(true));
+    server = vertx.createHttpServer(HttpServers.options(host, port));
     return server.requestHandler(this::relay).listen();
   }
 

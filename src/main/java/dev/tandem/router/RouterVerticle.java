@@ -41,6 +41,7 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
+import dev.tandem.api.HttpServers;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import java.nio.file.Path;
@@ -196,14 +197,13 @@ public final class RouterVerticle extends VerticleBase {
     bus = BusCompletionsEndpoint.completions(vertx, options.addresses(), service, metrics, runner);
     chatBus = BusCompletionsEndpoint.chat(vertx, options.addresses(), chatService, metrics, runner);
     Integer adminPort = options.get(ADMIN_PORT);
-    HttpServerOptions api = new HttpServerOptions().setHost(options.get(ROUTER_HOST))
-        .setPort(ApiServerVerticle.sharedPort(options.get(ROUTER_PORT))).setTcpNoDelay(true);
+    HttpServerOptions api = HttpServers.options(options.get(ROUTER_HOST),
+        ApiServerVerticle.sharedPort(options.get(ROUTER_PORT)));
     Supplier<Handler<HttpServerRequest>> handlers = () -> RouterApi.create(vertx, options, model,
         service, chatService, registry, metrics, runner, admin, feed,
         adminPort == null ? Routes.ALL : Routes.PUBLIC);
     if (adminPort != null) {
-      adminServer = vertx.createHttpServer(new HttpServerOptions().setHost(options.get(ROUTER_HOST))
-          .setPort(adminPort).setTcpNoDelay(true))
+      adminServer = vertx.createHttpServer(HttpServers.options(options.get(ROUTER_HOST), adminPort))
           .requestHandler(RouterApi.create(vertx, options, model, service, chatService, registry,
               metrics, runner, admin, feed, Routes.ADMIN));
     }

@@ -3,6 +3,7 @@ package dev.tandem.engine.server;
 import dev.tandem.api.ErrorResponses;
 import dev.tandem.api.ApiError;
 import dev.tandem.api.FleetSecret;
+import dev.tandem.api.HttpServers;
 import dev.tandem.chat.ChatSetup;
 import dev.tandem.engine.sched.Engine;
 import dev.tandem.tokenizer.TextTokenizer;
@@ -11,7 +12,6 @@ import io.micrometer.core.instrument.Counter;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -104,8 +104,9 @@ public final class EngineServerVerticle extends VerticleBase {
     router.errorHandler(500, rc -> error(rc, ApiError.from(rc.failure() != null ? rc.failure()
         : new IllegalStateException("internal error"))));
 
-    return vertx.createHttpServer(new HttpServerOptions().setSendBufferSize(SEND_BUFFER_BYTES))
-        .requestHandler(router).listen(config.port(), config.host())
+    return vertx.createHttpServer(HttpServers.options(config.host(), config.port())
+            .setSendBufferSize(SEND_BUFFER_BYTES))
+        .requestHandler(router).listen()
         .onSuccess(s -> {
           server = s;
           LOG.info("engine HTTP server listening on http://{}:{}", config.host(), s.actualPort());
