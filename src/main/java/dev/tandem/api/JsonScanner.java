@@ -94,6 +94,23 @@ public abstract class JsonScanner {
     }
   }
 
+  /**
+   * An object's key at {@code i}, decoded as {@link #string} decodes it; a plain ASCII one (no
+   * escape) that {@link JsonKeys} lists comes back as its one shared String.
+   */
+  protected String objectKey() {
+    if (i < end && b[i] == '"') {
+      int from = i + 1;
+      int j = plainRun(from);
+      if (j < end && b[j] == '"' && j - from <= MAX_STRING) {
+        String known = JsonKeys.known(b, from, j);
+        i = j + 1;
+        return known != null ? known : new String(b, from, j - from, StandardCharsets.ISO_8859_1);
+      }
+    }
+    return string();
+  }
+
   /** Well-formed UTF-8 (checked while scanning) as a string; ASCII the cheap way. */
   private String decode(int from, int to, boolean ascii) {
     return new String(b, from, to - from,

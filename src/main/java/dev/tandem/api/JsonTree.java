@@ -59,7 +59,7 @@ public abstract class JsonTree extends JsonScanner {
     if (!emptyContainer('}')) {
       do {
         ws();
-        String key = string();
+        String key = objectKey();
         expect(':');
         m.put(key, value(depth + 1, raw));
       } while (next('}'));

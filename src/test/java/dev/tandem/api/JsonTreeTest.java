@@ -164,6 +164,29 @@ class JsonTreeTest {
     }
   }
 
+  @Test
+  void knownKeysAreSharedAndEveryOtherKeyIsReadAsItIs() {
+    String json = "{\"model\":1,\"mo\\u0064el2\":2,\"mode\":3,\"models\":4,\"Model\":5,"
+        + "\"m\\u00e9\":6,\"\":7,\"max_tokens\":8,\"prompt_tokens\":{\"ttft_s\":0.5},"
+        + "\"\u00e9t\u00e9\":9,\"stream\\n\":10}";
+    byte[] b = json.getBytes(StandardCharsets.UTF_8);
+    JsonObject first = JsonTree.object(b, 0, b.length);
+    assertNotNull(first, json);
+    assertSame(codec(b), first, json);
+    JsonObject second = JsonTree.object(b, 0, b.length);
+    List<String> a = List.copyOf(first.fieldNames());
+    List<String> c = List.copyOf(second.fieldNames());
+    for (String known : List.of("model", "max_tokens", "prompt_tokens")) {
+      assertTrue(a.get(a.indexOf(known)) == c.get(c.indexOf(known)), known + " is not shared");
+    }
+    assertTrue(a.get(a.indexOf("models")) != c.get(c.indexOf("models")), "an unlisted key shared");
+    for (String name : JsonKeys.names()) {
+      byte[] k = name.getBytes(StandardCharsets.US_ASCII);
+      assertTrue(JsonKeys.known(k, 0, k.length) == name, name);
+      assertTrue(JsonKeys.known(k, 0, k.length - 1) != name, name + " without its last byte");
+    }
+  }
+
   private static String types(Object v) {
     if (v instanceof Map<?, ?> m) {
       StringBuilder sb = new StringBuilder("Map{");
