@@ -14,7 +14,8 @@ import java.util.Random;
 
 /**
  * The router's per-token steps in isolation (bench/relay-micro.sh): an engine chunk read, a
- * client delta rendered, the SSE split, and the doubles of a usage record. Prints a table.
+ * client delta rendered, the SSE split, a stream's events split then read or read whole, and
+ * the doubles of a usage record. Prints a table.
  */
 public final class RelayMicro {
 
@@ -46,6 +47,11 @@ public final class RelayMicro {
     double[] sse = LineEndMicro.scanThenSplit(stream(chunks(NULL_ENGINE, tokens)));
     row("line ends of a whole stream found (per stream)", sse[0]);
     row("a whole stream split into events (per stream)", sse[1]);
+    for (String[] shape : new String[][] {{"null engine", NULL_ENGINE}, {"with ids", WITH_IDS}}) {
+      double[] r = ChunkReadMicro.splitThenReadVsWhole(stream(chunks(shape[1], tokens)));
+      row("a whole stream split, then each chunk read (" + shape[0] + ", per stream)", r[0]);
+      row("a whole stream's chunks read as whole events (" + shape[0] + ", per stream)", r[1]);
+    }
     double[] values = timings(1024);
     String[] texts = new String[values.length];
     for (int i = 0; i < values.length; i++) {

@@ -34,11 +34,26 @@ public final class SseParser {
     void onData(byte[] bytes, int offset, int length);
   }
 
+  /**
+   * Reads a whole event where one begins, before the parser looks for its line ends: the reader
+   * of a stream whose events repeat a known shape can tell where one ends from its contents.
+   */
+  @FunctionalInterface
+  public interface EventReader {
+    /**
+     * Reads the event that begins at {@code bytes[from]} if the bytes to {@code end} hold it
+     * whole, blank line included, and one data line is all it has (no CR or LF before the line's
+     * end); returns how many bytes it took, or -1 to leave the event to the parser.
+     */
+    int read(byte[] bytes, int from, int end);
+  }
+
   private static final byte[] DATA = {'d', 'a', 't', 'a'};
   private static final VarHandle LONGS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   private final DataHandler onData;
+  private final EventReader whole;
   private static final byte[] NONE = {};
 
   /** Made on first use: most events lie whole in one buffer and need neither (see endLine). */
@@ -55,7 +70,16 @@ public final class SseParser {
   private int viewLength;
 
   public SseParser(DataHandler onData) {
+    this(onData, null);
+  }
+
+  /**
+   * A parser that offers each event first to {@code whole}, where it begins in a buffer with no
+   * line or event of it before; what {@code whole} leaves goes to {@code onData} as usual.
+   */
+  public SseParser(DataHandler onData, EventReader whole) {
     this.onData = onData;
+    this.whole = whole;
   }
 
   /** A parser that hands each event's data over as a string. */
@@ -81,12 +105,12 @@ public final class SseParser {
    */
   public void feed(byte[] bytes, int offset, int length) {
     int end = offset + length;
-    int start = offset;
-    for (int i = lineEnd(bytes, offset, end); i >= 0; i = lineEnd(bytes, i + 1, end)) {
+    int start = readWhole(bytes, offset, end);
+    for (int i = lineEnd(bytes, start, end); i >= 0; i = lineEnd(bytes, start, end)) {
       byte b = bytes[i];
       boolean afterCr = i > offset ? bytes[i - 1] == '\r' : lastWasCr;
       if (b == '\n' && afterCr) {
-        start = i + 1; // second half of CRLF: the line already ended at CR
+        start = readWhole(bytes, i + 1, end); // second half of CRLF: the line ended at CR
         continue;
       }
       if (lineLength == 0) {
@@ -97,7 +121,7 @@ public final class SseParser {
         lineLength = 0;
         endLine(line, 0, n, false);
       }
-      start = i + 1;
+      start = readWhole(bytes, i + 1, end);
     }
     appendLine(bytes, start, end - start);
     if (length > 0) {
@@ -109,11 +133,30 @@ public final class SseParser {
   }
 
   /**
+   * Where the parser goes on after the whole events {@link #whole} read from {@code from}: only
+   * at an event's beginning (no line of it kept, no data line of it seen before).
+   */
+  private int readWhole(byte[] bytes, int from, int end) {
+    if (whole == null || lineLength != 0 || hasData) {
+      return from;
+    }
+    int at = from;
+    while (at < end) {
+      int n = whole.read(bytes, at, end);
+      if (n <= 0) {
+        break;
+      }
+      at += n;
+    }
+    return at;
+  }
+
+  /**
    * The index of the first CR or LF in {@code bytes[from, end)}, or -1: eight bytes per step
    * (a zero-byte test on the word XOR each of the two), as the parser reads every byte of every
    * engine answer.
    */
-  static int lineEnd(byte[] bytes, int from, int end) {
+  public static int lineEnd(byte[] bytes, int from, int end) {
     int i = from;
     for (; i + 8 <= end; i += 8) {
       long word = (long) LONGS.get(bytes, i);

@@ -1,5 +1,6 @@
 package dev.tandem.router.upstream;
 
+import dev.tandem.api.SseParser;
 import java.util.Arrays;
 import java.util.List;
 
@@ -21,6 +22,8 @@ import java.util.List;
  */
 final class ChunkShape {
 
+  private static final byte[] DATA = {'d', 'a', 't', 'a', ':'};
+
   /** The last learned chunk's bytes, and where its text's and ids' contents lie in them. */
   private byte[] last;
   private int lastLength;
@@ -30,12 +33,20 @@ final class ChunkShape {
   private int idsFrom = -1;
   private int idsTo;
   private EngineChunk.Choice choice;
+  /** Whether the learned chunk's bytes hold no CR or LF, so that they may be compared in SSE. */
+  private boolean oneLine;
+  /** The last {@link #event}'s length, blank line included. */
+  private int eventLength;
+  /** Where the last reread's chunk ended, and its ids' contents (between the brackets). */
+  private int readEnd;
+  private int idsAt;
+  private int idsEnd;
   /** Chunks read as the learned one (for tests: the shortcut is taken). */
   private int rereads;
 
   /** The chunk in {@code bytes[offset, offset + length)}, as {@link EngineChunk#parse} reads it. */
   EngineChunk read(byte[] bytes, int offset, int length) {
-    EngineChunk same = choice == null ? null : reread(bytes, offset, length);
+    EngineChunk same = choice == null ? null : reread(bytes, offset, offset + length, true);
     if (same != null) {
       rereads++;
       return same;
@@ -46,6 +57,53 @@ final class ChunkShape {
 
   int rereads() {
     return rereads;
+  }
+
+  /**
+   * A per-token chunk of the learned shape framed as one SSE event, {@code data:} (one space or
+   * none) then the chunk, then a blank line ({@code \n\n} or {@code \r\n\r\n}), read from
+   * {@code bytes[from, end)} without first looking for its line ends; null where the bytes do not
+   * hold such an event whole (the SSE parser then reads it). What this reads is what the parser
+   * and {@link #read} would: none of the bytes before the chunk's end is a CR or LF (the compared
+   * bytes are a learned one-line chunk's, the text's string refuses control characters, the ids
+   * are checked), so the data line ends where the chunk does. {@link #eventLength} is its length.
+   */
+  EngineChunk event(byte[] bytes, int from, int end) {
+    int at = from + DATA.length;
+    if (choice == null || !oneLine || end - at < 2
+        || !Arrays.equals(bytes, from, at, DATA, 0, DATA.length)) {
+      return null;
+    }
+    if (bytes[at] == ' ') {
+      at++;
+    }
+    EngineChunk same = reread(bytes, at, end, false);
+    if (same == null) {
+      return null;
+    }
+    int blank = blankLine(bytes, readEnd, end);
+    if (blank < 0 || (idsFrom >= 0 && SseParser.lineEnd(bytes, idsAt, idsEnd) >= 0)) {
+      return null;
+    }
+    rereads++;
+    eventLength = blank - from;
+    return same;
+  }
+
+  int eventLength() {
+    return eventLength;
+  }
+
+  /** After the LF LF or CR LF CR LF at {@code at}, or -1. */
+  private static int blankLine(byte[] b, int at, int end) {
+    if (at + 2 <= end && b[at] == '\n' && b[at + 1] == '\n') {
+      return at + 2;
+    }
+    if (at + 4 <= end && b[at] == '\r' && b[at + 1] == '\n' && b[at + 2] == '\r'
+        && b[at + 3] == '\n') {
+      return at + 4;
+    }
+    return -1;
   }
 
   /** Called by the scanner for a chunk of one choice with a text and no usage. */
@@ -60,6 +118,7 @@ final class ChunkShape {
     textTo = textEnd - offset;
     idsFrom = idsAt < 0 ? -1 : idsAt - offset;
     idsTo = idsEnd - offset;
+    oneLine = SseParser.lineEnd(last, 0, length) < 0;
     choice = read;
   }
 
@@ -68,9 +127,12 @@ final class ChunkShape {
     choice = null;
   }
 
-  /** The chunk read as the learned one with another text and ids, or null if it is not one. */
-  private EngineChunk reread(byte[] b, int offset, int length) {
-    int end = offset + length;
+  /**
+   * The chunk read as the learned one with another text and ids, or null if it is not one: the
+   * chunk from {@code offset} ending at {@code end} when {@code exact}, else ending where the
+   * learned bytes after the last span do, at or before {@code end}.
+   */
+  private EngineChunk reread(byte[] b, int offset, int end, boolean exact) {
     ChunkScanner s = new ChunkScanner(b, offset, end);
     boolean idsFirst = idsFrom >= 0 && idsFrom < textFrom;
     String text = null;
@@ -89,7 +151,9 @@ final class ChunkShape {
       if (isText) {
         text = s.stringAt(at - 1);
       } else {
+        idsAt = at;
         ids = s.idsAt(at - 1);
+        idsEnd = s.at() - 1;
       }
       if (isText ? text == null : ids == null) {
         return null; // not what the scanner reads: the full scan says what it is
@@ -98,9 +162,11 @@ final class ChunkShape {
       from = isText ? textTo : idsTo;
     }
     int n = lastLength - from;
-    if (end - at != n || !Arrays.equals(b, at, end, last, from, lastLength)) {
+    if ((exact ? end - at != n : end - at < n)
+        || !Arrays.equals(b, at, at + n, last, from, lastLength)) {
       return null;
     }
+    readEnd = at + n;
     return EngineChunk.of(List.of(new EngineChunk.Choice(choice.index(), text,
         choice.finishReason(), ids, null)), null, null);
   }

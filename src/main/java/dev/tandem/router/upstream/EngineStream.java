@@ -56,7 +56,7 @@ public final class EngineStream {
   /** Starts the flow of chunks into {@code chunkHandler}; an exception it throws fails the stream. */
   public void start(Consumer<EngineChunk> chunkHandler) {
     this.onChunk = chunkHandler;
-    this.parser = new SseParser(this::onData);
+    this.parser = new SseParser(this::onData, this::onEvent);
     paused = false;
     connection.resume();
   }
@@ -118,6 +118,17 @@ public final class EngineStream {
     }
     sawChunk = true;
     onChunk.accept(chunk);
+  }
+
+  /** A per-token event read whole by the chunk shape, before the parser scans it; or -1. */
+  private int onEvent(byte[] bytes, int from, int end) {
+    EngineChunk chunk = guard.finished() ? null : shape.event(bytes, from, end);
+    if (chunk == null) {
+      return -1;
+    }
+    sawChunk = true;
+    onChunk.accept(chunk);
+    return shape.eventLength();
   }
 
   /** {@code [DONE]}, surrounding white space allowed. */
