@@ -71,6 +71,14 @@ public final class JsonBytes {
     return this;
   }
 
+  /** {@code len} bytes of {@code b} from {@code off}, JSON already. */
+  public JsonBytes raw(byte[] b, int off, int len) {
+    ensureWritable(len);
+    System.arraycopy(b, off, bytes, length, len);
+    length += len;
+    return this;
+  }
+
   /** An integer (a choice's index), without boxing it. */
   public JsonBytes number(long v) {
     writeLong(this, v);

@@ -3,7 +3,7 @@ package dev.tandem.router.api;
 import dev.tandem.api.ErrorResponses;
 import dev.tandem.api.ApiError;
 import io.vertx.core.eventbus.Message;
-import io.vertx.core.json.JsonObject;
+import dev.tandem.router.dispatch.AnswerEnd;
 
 /**
  * Event-bus whole answers; the message formats are documented on {@link BusCompletionsEndpoint}
@@ -23,10 +23,10 @@ final class BusOutputs {
     }
 
     @Override
-    public void complete(JsonObject whole, JsonObject usage) {
+    public void complete(AnswerEnd end) {
       if (!done) {
         done = true;
-        request.reply(whole);
+        request.reply(end.toJson());
       }
     }
 

@@ -3,6 +3,7 @@ package dev.tandem.router.api;
 import dev.tandem.api.ApiError;
 import dev.tandem.api.ErrorResponses;
 import dev.tandem.bus.BusStreams;
+import dev.tandem.router.dispatch.AnswerEnd;
 import dev.tandem.router.dispatch.ClientChunk;
 import dev.tandem.router.dispatch.ClientOutput;
 import dev.tandem.router.upstream.Cancellation;
@@ -92,13 +93,13 @@ final class BusStreamOutput implements ClientOutput {
   }
 
   @Override
-  public void complete(JsonObject whole, JsonObject usage) {
+  public void complete(AnswerEnd end) {
     if (ended) {
       return;
     }
     ended = true;
     if (includeUsage && !closed) {
-      waiting.add(whole); // a stream's "whole" is its usage chunk
+      waiting.add(end.toJson()); // a stream's end is its usage chunk
     }
     last = new JsonObject().put(BusStreams.DONE, true);
     flush();

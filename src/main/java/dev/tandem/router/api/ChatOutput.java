@@ -1,6 +1,7 @@
 package dev.tandem.router.api;
 
 import dev.tandem.chat.ChatAnswer;
+import dev.tandem.router.dispatch.AnswerEnd;
 import dev.tandem.router.dispatch.ClientChunk;
 import dev.tandem.router.dispatch.ClientOutput;
 import io.vertx.core.Handler;
@@ -49,8 +50,9 @@ final class ChatOutput implements ClientOutput {
 
   /** A stream's outputs send {@code response} as the usage chunk: the chat one, for a chat. */
   @Override
-  public void complete(JsonObject response, JsonObject usage) {
-    out.complete(stream ? answer.usageChunk(usage) : answer.whole(response), usage);
+  public void complete(AnswerEnd end) {
+    out.complete(AnswerEnd.of(stream ? answer.usageChunk(end.usage()) : answer.whole(end.toJson()),
+        end));
   }
 
   @Override

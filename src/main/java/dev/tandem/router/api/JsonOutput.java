@@ -4,7 +4,7 @@ import dev.tandem.api.ErrorResponses;
 import dev.tandem.api.FastJson;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
-import io.vertx.core.json.JsonObject;
+import dev.tandem.router.dispatch.AnswerEnd;
 
 /** A non-streaming HTTP answer: the whole aggregated completion, or an error status. */
 final class JsonOutput implements WholeAnswerOutput {
@@ -16,10 +16,10 @@ final class JsonOutput implements WholeAnswerOutput {
   }
 
   @Override
-  public void complete(JsonObject whole, JsonObject usage) {
+  public void complete(AnswerEnd end) {
     if (!response.closed() && !response.ended()) {
       response.setStatusCode(200).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-          .end(FastJson.toBuffer(whole));
+          .end(FastJson.toBuffer(end.toJson()));
     }
   }
 

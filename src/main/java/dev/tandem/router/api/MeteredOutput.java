@@ -1,10 +1,10 @@
 package dev.tandem.router.api;
 
+import dev.tandem.router.dispatch.AnswerEnd;
 import dev.tandem.router.dispatch.ClientChunk;
 import dev.tandem.router.dispatch.ClientOutput;
 import dev.tandem.router.metrics.OpsMeters;
 import io.vertx.core.Handler;
-import io.vertx.core.json.JsonObject;
 
 /**
  * A client output that passes everything on and keeps what the meters and the key's token bucket
@@ -39,12 +39,10 @@ final class MeteredOutput implements ClientOutput {
   }
 
   @Override
-  public void complete(JsonObject response, JsonObject usage) {
-    if (usage != null) {
-      totalTokens = usage.getLong("total_tokens", -1L);
-      completionTokens = usage.getLong("completion_tokens", -1L);
-    }
-    inner.complete(response, usage);
+  public void complete(AnswerEnd end) {
+    totalTokens = end.totalTokens();
+    completionTokens = end.completionTokens();
+    inner.complete(end);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.tandem.router.api;
 
 import dev.tandem.api.SseWriter;
+import dev.tandem.router.dispatch.AnswerEnd;
 import dev.tandem.router.dispatch.ClientChunk;
 import dev.tandem.router.dispatch.ClientOutput;
 import io.netty.buffer.ByteBuf;
@@ -13,7 +14,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.internal.buffer.BufferInternal;
-import io.vertx.core.json.JsonObject;
 
 /**
  * A streaming HTTP answer through the shared {@link SseWriter}. Deltas are rendered straight into
@@ -63,17 +63,22 @@ final class SseOutput implements ClientOutput {
 
   @Override
   public void write(ClientChunk chunk) {
-    if (pending == null) {
-      pendingBuf = pool.directBuffer(PENDING_SIZE.next());
-      pending = BufferInternal.buffer(pendingBuf);
-    }
-    chunk.appendSse(pending);
+    chunk.appendSse(pending());
     if (pending.length() >= MAX_PENDING || context == null) {
       flush();
     } else if (!flushScheduled) {
       flushScheduled = true;
       context.runOnContext(flushTask);
     }
+  }
+
+  /** The pending buffer, taken from the pool when there is none. */
+  private Buffer pending() {
+    if (pending == null) {
+      pendingBuf = pool.directBuffer(PENDING_SIZE.next());
+      pending = BufferInternal.buffer(pendingBuf);
+    }
+    return pending;
   }
 
   /** Writes what is pending (one write, one flush). */
@@ -110,12 +115,15 @@ final class SseOutput implements ClientOutput {
   }
 
   @Override
-  public void complete(JsonObject whole, JsonObject usage) {
+  public void complete(AnswerEnd end) {
+    if (includeUsage && !sse.ended()) {
+      end.appendSse(pending()); // the usage chunk, after the last deltas
+    }
     Buffer out = pending;
     ByteBuf buf = pendingBuf;
     pending = null;
     pendingBuf = null;
-    Future<Void> written = sse.end(out, includeUsage ? whole : null); // "whole": the usage chunk
+    Future<Void> written = sse.end(out, null);
     if (out != null) {
       PENDING_SIZE.wrote(out.length()); // the usage chunk and [DONE] were appended to it
       written.onComplete(ar -> buf.release());

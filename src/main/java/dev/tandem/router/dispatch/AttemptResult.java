@@ -37,7 +37,7 @@ public final class AttemptResult {
   private boolean preempted;
   private int engineCompletionTokens;
   private JsonObject engineUsageExtra;
-  private JsonObject routing;
+  private Routing routing;
 
   void delivered() {
     deliveredAny = true;
@@ -119,11 +119,11 @@ public final class AttemptResult {
   }
 
   /** How the dispatcher chose engines for this attempt (shown in the debug usage), or null. */
-  void routing(JsonObject routing) {
+  void routing(Routing routing) {
     this.routing = routing;
   }
 
-  public JsonObject routing() {
+  public Routing routing() {
     return routing;
   }
 

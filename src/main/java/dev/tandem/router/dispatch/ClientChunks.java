@@ -8,6 +8,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 /**
  * The JSON shapes clients receive (reference §3.3, §3.4), built in one place so streamed chunks
@@ -29,6 +30,20 @@ final class ClientChunks {
   private static final byte[] OBJECT_CREATED = bytes(",\"object\":\"text_completion\",\"created\":");
   private static final byte[] MODEL = bytes(",\"model\":");
   private static final byte[] CHOICES = bytes(",\"choices\":[{\"index\":");
+  /** What ends the prefix after {@code "choices":[}: the delta's choice starts there. */
+  private static final int CHOICE_START = "{\"index\":".length();
+  private static final byte[] USAGE = bytes("],\"usage\":{\"prompt_tokens\":");
+  private static final byte[] COMPLETION_TOKENS = bytes(",\"completion_tokens\":");
+  private static final byte[] TOTAL_TOKENS = bytes(",\"total_tokens\":");
+  private static final byte[] EXTRA = bytes(",\"extra\":{");
+  private static final byte[] ROUTING_KEY = bytes(",\"routing\":");
+  private static final byte[] USAGE_END = bytes("}}" + SseWriter.EVENT_END);
+  private static final byte[] COMMA = {','};
+  private static final byte[] COLON = {':'};
+  private static final byte[] END_OBJECT = {'}'};
+  /** The builtin engine's per-choice token ids in its usage record: the router's bookkeeping. */
+  private static final String OUTPUT_TOKEN_IDS = "output_token_ids";
+  private static final String ROUTING = "routing";
 
   /** The last model named and its quoted bytes (shared by every request; never written to). */
   private static volatile Quoted lastModel;
@@ -67,6 +82,36 @@ final class ClientChunks {
     return new JsonObject().put("prompt_tokens", promptTokens)
         .put("completion_tokens", completionTokens)
         .put("total_tokens", promptTokens + completionTokens);
+  }
+
+  /**
+   * The end of this request's answer ({@link AnswerEnd}).
+   *
+   * @param ledger the choices, for a whole answer
+   * @param engineExtra the usage record ({@code usage.extra}: timings, cache hits) of the one
+   *     engine that produced the whole answer, passed on as MLC's router passes it, without the
+   *     per-choice token ids (the router's bookkeeping) and with the attempt's {@code routing}
+   *     beside it; null after retries or resumes, when no single engine's record is whole
+   */
+  AnswerEnd end(ChoiceLedger ledger, int promptTokens, int completionTokens,
+      JsonObject engineExtra, Routing routing) {
+    return new End(this, ledger, promptTokens, completionTokens, engineExtra, routing);
+  }
+
+  /** {@code usage.extra}, as {@link #end} describes it; null when it has nothing to say. */
+  static JsonObject extra(JsonObject engineExtra, Routing routing) {
+    if (engineExtra == null) {
+      return null;
+    }
+    JsonObject extra = engineExtra.copy();
+    extra.remove(OUTPUT_TOKEN_IDS);
+    if (extra.isEmpty()) {
+      return null;
+    }
+    if (routing != null) {
+      extra.put(ROUTING, routing.toJson()); // beside the engine's debug record: why these engines
+    }
+    return extra;
   }
 
   private JsonObject envelope(JsonArray choices, JsonObject usage) {
@@ -149,6 +194,124 @@ final class ClientChunks {
   }
 
   private record Quoted(String text, byte[] bytes) {}
+
+  /**
+   * A request's end ({@link #end}): its JSON built once, when an output asks for it; a stream's
+   * usage chunk written straight as SSE bytes, the same bytes as its JSON (ClientChunksTest).
+   */
+  private static final class End implements AnswerEnd {
+    private final ClientChunks owner;
+    private final ChoiceLedger ledger;
+    private final int promptTokens;
+    private final int completionTokens;
+    private final JsonObject engineExtra;
+    private final Routing routing;
+    private JsonObject usage;
+    private JsonObject json;
+
+    End(ClientChunks owner, ChoiceLedger ledger, int promptTokens, int completionTokens,
+        JsonObject engineExtra, Routing routing) {
+      this.owner = owner;
+      this.ledger = ledger;
+      this.promptTokens = promptTokens;
+      this.completionTokens = completionTokens;
+      this.engineExtra = engineExtra;
+      this.routing = routing;
+    }
+
+    @Override
+    public int completionTokens() {
+      return completionTokens;
+    }
+
+    @Override
+    public int totalTokens() {
+      return promptTokens + completionTokens;
+    }
+
+    @Override
+    public JsonObject usage() {
+      if (usage == null) {
+        usage = ClientChunks.usage(promptTokens, completionTokens);
+        JsonObject extra = extra(engineExtra, routing);
+        if (extra != null) {
+          usage.put("extra", extra);
+        }
+      }
+      return usage;
+    }
+
+    @Override
+    public JsonObject toJson() {
+      if (json == null) {
+        json = owner.job.stream() ? owner.usageChunk(usage()) : owner.response(ledger, usage());
+      }
+      return json;
+    }
+
+    @Override
+    public Buffer toSse() {
+      Buffer out = Buffer.buffer(256);
+      appendSse(out);
+      return out;
+    }
+
+    @Override
+    public void appendSse(Buffer out) {
+      if (owner.job.stream()) {
+        JsonBytes w = JsonBytes.threadWriter();
+        byte[] prefix = owner.ssePrefix(); // up to "choices":[ and the delta's {"index":
+        w.raw(prefix, 0, prefix.length - CHOICE_START).raw(USAGE).number(promptTokens)
+            .raw(COMPLETION_TOKENS).number(completionTokens).raw(TOTAL_TOKENS)
+            .number(totalTokens());
+        if (writeExtra(w)) {
+          w.raw(USAGE_END).appendTo(out);
+          return;
+        }
+      }
+      out.appendBuffer(SseWriter.frame(toJson())); // a value only the general encoder writes
+    }
+
+    /** {@link #extra}'s members as bytes, in its order; false where the general encoder must. */
+    private boolean writeExtra(JsonBytes w) {
+      if (engineExtra == null) {
+        return true;
+      }
+      boolean any = false;
+      boolean routingWritten = routing == null;
+      for (Map.Entry<String, Object> e : engineExtra.getMap().entrySet()) {
+        String key = e.getKey();
+        if (OUTPUT_TOKEN_IDS.equals(key)) {
+          continue;
+        }
+        w.raw(any ? COMMA : EXTRA);
+        any = true;
+        if (!w.value(key)) {
+          return false;
+        }
+        w.raw(COLON);
+        if (ROUTING.equals(key) && routing != null) {
+          routingWritten = true; // the router's record takes the engine's key's place
+          if (!routing.write(w)) {
+            return false;
+          }
+        } else if (!w.value(e.getValue())) {
+          return false;
+        }
+      }
+      if (!any) {
+        return true;
+      }
+      if (!routingWritten) {
+        w.raw(ROUTING_KEY);
+        if (!routing.write(w)) {
+          return false;
+        }
+      }
+      w.raw(END_OBJECT);
+      return true;
+    }
+  }
 
   /** One choice's delta: {@code {..., "choices": [{index, text, logprobs, finish_reason}], "usage": null}}. */
   private record Delta(ClientChunks owner, int index, String text, JsonObject logprobs,

@@ -1,7 +1,6 @@
 package dev.tandem.router.dispatch;
 
 import io.vertx.core.Handler;
-import io.vertx.core.json.JsonObject;
 
 /**
  * Where a request's answer goes: an HTTP response (SSE or whole JSON) or event-bus messages.
@@ -18,14 +17,11 @@ public interface ClientOutput {
   void drainHandler(Handler<Void> handler);
 
   /**
-   * The answer is complete.
-   *
-   * @param response for a non-streaming request the whole aggregated answer; for a stream, whose
-   *     client already has the text, the usage chunk (the envelope, {@code "choices": []} and the
-   *     usage), which the client receives last if it asked for usage
-   * @param usage the request's usage
+   * The answer is complete: {@code end}'s chunk is, for a non-streaming request, the whole
+   * aggregated answer; for a stream, whose client already has the text, the usage chunk, which
+   * the client receives last if it asked for usage.
    */
-  void complete(JsonObject response, JsonObject usage);
+  void complete(AnswerEnd end);
 
   /** The request failed: an error status if nothing was sent yet, else an error event. */
   void fail(Throwable error);

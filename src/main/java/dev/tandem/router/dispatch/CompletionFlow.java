@@ -58,7 +58,7 @@ public final class CompletionFlow implements RelayTarget {
   /** The engine's own usage record (timings) of the last attempt that succeeded. */
   private JsonObject engineUsageExtra;
   /** How the last successful attempt's engines were chosen. */
-  private JsonObject routing;
+  private Routing routing;
   private boolean echoSent;
   /** Once a resumption had to replay, later ones replay too (ids are no longer tracked). */
   private boolean replayMode;
@@ -222,23 +222,10 @@ public final class CompletionFlow implements RelayTarget {
       }
     }
     int completion = ledger.allTokenCountsKnown() ? ledger.totalTokens() : engineCompletionTokens;
-    JsonObject usage = ClientChunks.usage(job.promptIds().length, completion);
-    if (attemptCount == 1 && engineUsageExtra != null) {
-      // One engine produced the whole answer: its own record (timings, cache hits) passes through,
-      // as MLC's router relays the engine's usage; after retries or resumes no single engine's
-      // record is whole. The token ids are the router's bookkeeping and stay inside.
-      JsonObject extra = engineUsageExtra.copy();
-      extra.remove("output_token_ids");
-      if (routing != null && !extra.isEmpty()) {
-        extra.put("routing", routing); // beside the engine's debug record: why these engines
-      }
-      if (!extra.isEmpty()) {
-        usage.put("extra", extra);
-      }
-    }
-    // A stream's clients already have the text: they get the usage chunk, not the whole answer.
-    output.complete(job.stream() ? chunks.usageChunk(usage) : chunks.response(ledger, usage),
-        usage);
+    // One engine produced the whole answer: its own record (timings, cache hits) passes through;
+    // after retries or resumes no single engine's record is whole.
+    output.complete(chunks.end(ledger, job.promptIds().length, completion,
+        attemptCount == 1 ? engineUsageExtra : null, routing));
     return Future.succeededFuture();
   }
 

@@ -71,7 +71,7 @@ public final class DisaggregatedDispatcher implements Dispatcher {
     }
     EngineSnapshot d = dChoice.engine();
     EngineStatus decode = calls.status(d);
-    JsonObject routing = calls.chosen("decode", dChoice);
+    Routing routing = calls.chosen("decode", dChoice);
     a.result().routing(routing);
     Set<Integer> notP = new HashSet<>(a.excluded());
     notP.add(d.id());
@@ -83,9 +83,7 @@ public final class DisaggregatedDispatcher implements Dispatcher {
         calls.policy.prefillQueue(engines, notP),
         calls.policy.prefillWaitMillis(engines, notP, calls.backlog, uncached), dQueue);
     calls.metrics.pdDecision(split.kind().label());
-    routing.put("pd", new JsonObject().put("policy", calls.split.options().mode().wireName())
-        .put("decision", split.kind().label()).put("balance_factor", split.balanceFactor())
-        .put("why", split.why()));
+    routing.split(calls.split.options().mode().wireName(), split);
     JsonObject body = EngineBodies.generation(a, calls.options.get(REQUEST_TOKEN_IDS));
     if (split.kind() == PdSplitPolicy.Kind.DECODE_ONLY) {
       LOG.debug("{}: engine {} prefills itself ({})", a.engineRequestId(), d.id(), split.why());
@@ -94,11 +92,8 @@ public final class DisaggregatedDispatcher implements Dispatcher {
           .onSuccess(v -> observe(decode, prompt, a.result().engineUsageExtra()));
     }
     CacheAwarePolicy.Choice pChoice = calls.policy.choosePrefill(engines, notP, prompt).orElseThrow();
-    calls.metrics.routeDecision("prefill", pChoice.reason().label());
-    routing.put("prefill", new JsonObject().put("engine", pChoice.engine().id())
-        .put("reason", pChoice.reason().label())
-        .put("predicted_prefix_tokens", pChoice.predictedMatch())
-        .put("load", pChoice.engine().score()));
+    calls.metrics.routeDecision("prefill", pChoice.reason());
+    routing.prefill(Routing.Pick.of("prefill", pChoice));
     EngineStatus prefill = calls.status(pChoice.engine());
     KvWindow window = KvWindow.of(prompt.length, split.balanceFactor());
     return calls.lease(decode.id()).during(

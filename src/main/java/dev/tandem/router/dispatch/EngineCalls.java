@@ -59,14 +59,10 @@ final class EngineCalls {
   }
 
   /** Counts an engine choice and starts the attempt's routing record. */
-  JsonObject chosen(String role, CacheAwarePolicy.Choice choice) {
-    metrics.routeDecision(role, choice.reason().label());
+  Routing chosen(String role, CacheAwarePolicy.Choice choice) {
+    metrics.routeDecision(role, choice.reason());
     metrics.predictedPrefix(choice.predictedMatch());
-    return new JsonObject().put("policy", policy.kind().wireName())
-        .put(role, new JsonObject().put("engine", choice.engine().id())
-            .put("reason", choice.reason().label())
-            .put("predicted_prefix_tokens", choice.predictedMatch())
-            .put("load", choice.engine().score()));
+    return new Routing(policy.kind().wireName(), Routing.Pick.of(role, choice));
   }
 
   /** What the engine said it found in its prefix cache (debug usage), or -1. */

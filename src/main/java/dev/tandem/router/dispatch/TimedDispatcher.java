@@ -3,7 +3,6 @@ package dev.tandem.router.dispatch;
 import dev.tandem.router.metrics.RequestClock;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
-import io.vertx.core.json.JsonObject;
 
 /**
  * A request's dispatcher that notes, on the request's {@link RequestClock}, when its first text
@@ -47,11 +46,9 @@ public final class TimedDispatcher implements Dispatcher {
     Attempt observed = new Attempt(a.job(), a.spec(), a.engineRequestId(), a.excluded(), timed,
         a.result());
     return inner.run(observed).andThen(ar -> {
-      JsonObject routing = a.result().routing();
-      JsonObject chosen = routing == null ? null
-          : routing.getJsonObject("decode", routing.getJsonObject("whole"));
-      if (chosen != null && chosen.getValue("engine") instanceof Number id) {
-        clock.engine(id.intValue());
+      Routing routing = a.result().routing();
+      if (routing != null) {
+        clock.engine(routing.servingEngine());
       }
     });
   }

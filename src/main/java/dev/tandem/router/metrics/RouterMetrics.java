@@ -1,5 +1,6 @@
 package dev.tandem.router.metrics;
 
+import dev.tandem.router.policy.CacheAwarePolicy;
 import dev.tandem.router.policy.LoadGauges;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -63,7 +64,10 @@ public final class RouterMetrics {
   /** Latency histograms, refusals by cause, admission gauges (docs/operations.md). */
   private final OpsMeters ops = new OpsMeters(registry);
 
-  /** Routing and P/D decisions by their labels, registered on first use (a dozen at most). */
+  /** Engine choices by role, then by reason (its ordinal); registered on first use. */
+  private final java.util.concurrent.ConcurrentHashMap<String, AtomicReferenceArray<Counter>>
+      routeDecisions = new java.util.concurrent.ConcurrentHashMap<>();
+  /** P/D decisions by their labels, registered on first use (three at most). */
   private final java.util.concurrent.ConcurrentHashMap<String, Counter> decisions =
       new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -107,13 +111,21 @@ public final class RouterMetrics {
 
   /**
    * An engine was chosen: {@code role} whole, decode or prefill; {@code reason} prefix, balance,
-   * no-prefix or least-loaded (router.policy.CacheAwarePolicy.Reason).
+   * no-prefix or least-loaded. Counters are found by role (a constant string) and reason (an
+   * enum): no label string is built per request.
    */
-  public void routeDecision(String role, String reason) {
-    decisions.computeIfAbsent("r/" + role + "/" + reason, k -> Counter
-        .builder("tandem_router_route_decisions_total").tag("role", role).tag("reason", reason)
-        .description("Engine choices by role and by why that engine was chosen.")
-        .register(registry)).increment();
+  public void routeDecision(String role, CacheAwarePolicy.Reason reason) {
+    AtomicReferenceArray<Counter> byReason = routeDecisions.computeIfAbsent(role,
+        k -> new AtomicReferenceArray<>(CacheAwarePolicy.Reason.values().length));
+    Counter c = byReason.get(reason.ordinal());
+    if (c == null) {
+      c = Counter.builder("tandem_router_route_decisions_total").tag("role", role)
+          .tag("reason", reason.label())
+          .description("Engine choices by role and by why that engine was chosen.")
+          .register(registry); // the registry returns the one meter of these tags on a race
+      byReason.set(reason.ordinal(), c);
+    }
+    c.increment();
   }
 
   /** A disaggregated request's split: decode-only, full or partial. */

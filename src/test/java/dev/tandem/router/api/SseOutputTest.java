@@ -3,6 +3,7 @@ package dev.tandem.router.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.router.dispatch.AnswerEnd;
 import dev.tandem.router.dispatch.ClientChunk;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
@@ -131,7 +132,7 @@ class SseOutputTest {
   @Test
   void everyPendingBufferIsReleasedOnceWritten() throws Exception {
     int port = serve((out, response) -> writeSpaced(out, 20, () -> out.complete(
-        new JsonObject().put("usage", 1), new JsonObject())));
+        AnswerEnd.of(new JsonObject().put("usage", 1), null))));
     String answer = get(port, Integer.MAX_VALUE); // until the server closes the connection
     ended.get(10, TimeUnit.SECONDS);
     assertTrue(answer.contains("data: 19\n\n") && answer.contains("data: [DONE]"), answer);
@@ -142,7 +143,7 @@ class SseOutputTest {
   @Test
   void buffersAreReleasedWhenTheClientLeavesMidStream() throws Exception {
     int port = serve((out, response) -> writeSpaced(out, 40, () -> out.complete(
-        new JsonObject().put("usage", 1), new JsonObject())));
+        AnswerEnd.of(new JsonObject().put("usage", 1), null))));
     String head = get(port, 1); // reads the first bytes and hangs up
     assertTrue(head.startsWith("HTTP/1.1 200"), head);
     ended.get(10, TimeUnit.SECONDS);

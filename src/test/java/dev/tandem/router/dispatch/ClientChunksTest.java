@@ -3,6 +3,9 @@ package dev.tandem.router.dispatch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.api.JsonBytes;
+import dev.tandem.router.policy.CacheAwarePolicy;
+import dev.tandem.router.policy.PdSplitPolicy;
 import dev.tandem.router.upstream.Cancellation;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
@@ -86,5 +89,92 @@ class ClientChunksTest {
     JsonObject expected = c.delta(0, "x", null, null).toJson().put("choices", new JsonArray())
         .put("usage", usage);
     assertEquals(expected.encode(), c.usageChunk(usage).encode());
+  }
+
+  private static ClientChunks streamChunks(String id, String model) {
+    return new ClientChunks(new CompletionJob(id, 1_796_000_000L, model, new int[] {1, 2, 3}, null,
+        null, 1, 8, true, true, null, 0.0, null, new JsonObject(), new Cancellation()));
+  }
+
+  private static Routing routing(boolean disagg) {
+    Routing r = new Routing("cache-aware", new Routing.Pick(disagg ? "decode" : "whole", 3,
+        CacheAwarePolicy.Reason.PREFIX, 12, 5));
+    if (disagg) {
+      r.split("adaptive", new PdSplitPolicy.Decision(PdSplitPolicy.Kind.PARTIAL, 0.375,
+          "P's queue 2, D's 1: \"partial\" \u00e9"));
+      r.prefill(new Routing.Pick("prefill", 0, CacheAwarePolicy.Reason.LEAST_LOADED, 0, 0));
+    }
+    return r;
+  }
+
+  /**
+   * A stream's usage chunk is written straight as bytes: exactly the SSE encoding of its JSON,
+   * whatever the engine's usage record holds and whatever the routing was.
+   */
+  @Test
+  void usageChunkBytesAreItsJson() {
+    JsonObject[] extras = {null, new JsonObject(),
+        new JsonObject().put("output_token_ids", new JsonArray().add(new JsonArray().add(5))),
+        new JsonObject().put("ttft_s", 0.0123).put("end_to_end_latency_s", 1.5e-3)
+            .put("prefix_matched_length", 7),
+        new JsonObject().put("routing", "the engine's").put("n", 1L)
+            .put("output_token_ids", new JsonArray()),
+        new JsonObject().put("nested", new JsonObject().put("a", new JsonArray().add(true).addNull()))
+            .put("text", "quote \" \u2713 \ud83d\ude00 \n"),
+        new JsonObject().put("odd", "x\ud83dy"), // a lone surrogate: the general path
+        new JsonObject().put("nan", Double.NaN)};
+    for (JsonObject extra : extras) {
+      for (Routing routing : new Routing[] {null, routing(false), routing(true)}) {
+        for (String[] idModel : new String[][] {{"cmpl-1", "m"}, {"cmpl-\u00e9", null}}) {
+          AnswerEnd end = streamChunks(idModel[0], idModel[1])
+              .end(null, 3, 16, extra == null ? null : extra.copy(), routing);
+          Buffer expected;
+          try { // the line's UTF-8 bytes (a lone surrogate as '?', as the general path writes it)
+            expected = Buffer.buffer("data: " + end.toJson().encode() + "\n\n");
+          } catch (RuntimeException notJson) {
+            continue; // NaN: Jackson refuses it either way; nothing to compare
+          }
+          assertEquals(expected, end.toSse(), extra + " / " + (routing == null ? null : routing.toJson()));
+          assertEquals(19, end.totalTokens());
+          assertEquals(16, end.completionTokens());
+        }
+      }
+    }
+  }
+
+  /** usage.extra: the engine's record without its token ids, the routing beside it. */
+  @Test
+  void usageExtraIsTheEnginesRecordWithTheRouting() {
+    JsonObject engine = new JsonObject().put("ttft_s", 0.5).put("routing", "engine's")
+        .put("output_token_ids", new JsonArray().add(new JsonArray().add(1))).put("cached", 4);
+    JsonObject usage = streamChunks("cmpl-1", "m").end(null, 3, 2, engine, routing(true)).usage();
+    assertEquals(new JsonObject().put("prompt_tokens", 3).put("completion_tokens", 2)
+        .put("total_tokens", 5).put("extra", new JsonObject().put("ttft_s", 0.5)
+            .put("routing", routing(true).toJson()).put("cached", 4)), usage);
+    assertEquals("{\"ttft_s\":0.5,\"routing\":{\"policy\":\"cache-aware\",\"decode\":{\"engine\":3,"
+        + "\"reason\":\"prefix\",\"predicted_prefix_tokens\":12,\"load\":5},\"pd\":{\"policy\":"
+        + "\"adaptive\",\"decision\":\"partial\",\"balance_factor\":0.375,\"why\":"
+        + "\"P's queue 2, D's 1: \\\"partial\\\" \u00e9\"},\"prefill\":{\"engine\":0,\"reason\":"
+        + "\"least-loaded\",\"predicted_prefix_tokens\":0,\"load\":0}},\"cached\":4}",
+        usage.getJsonObject("extra").encode());
+    // nothing but the ids: no extra at all, and no routing on its own
+    JsonObject idsOnly = new JsonObject().put("output_token_ids", new JsonArray());
+    assertEquals(ClientChunks.usage(3, 2),
+        streamChunks("cmpl-1", "m").end(null, 3, 2, idsOnly, routing(false)).usage());
+    assertEquals(ClientChunks.usage(3, 2),
+        streamChunks("cmpl-1", "m").end(null, 3, 2, null, routing(false)).usage());
+  }
+
+  /** The routing record's bytes are its JSON. */
+  @Test
+  void routingBytesAreItsJson() {
+    for (Routing r : new Routing[] {routing(false), routing(true)}) {
+      JsonBytes w = JsonBytes.threadWriter();
+      assertTrue(r.write(w));
+      Buffer out = Buffer.buffer();
+      w.appendTo(out);
+      assertEquals(r.toJson().encode(), out.toString());
+    }
+    assertEquals(3, routing(true).servingEngine());
   }
 }

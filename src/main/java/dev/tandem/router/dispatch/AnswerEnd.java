@@ -1,0 +1,53 @@
+package dev.tandem.router.dispatch;
+
+import dev.tandem.api.SseWriter;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * How a request's answer ends, as the flow hands it to its output: the token counts, the usage,
+ * and the chunk the client gets last. For a stream, whose client already has the text, that is
+ * the usage chunk (the envelope, {@code "choices": []} and the usage), sent only if the client
+ * asked for usage; for a whole answer, the whole aggregated completion. The flow's own ends
+ * ({@link ClientChunks#end}) build their JSON only when an output asks for it and write a
+ * stream's usage chunk straight as SSE bytes.
+ */
+public interface AnswerEnd extends ClientChunk {
+
+  int completionTokens();
+
+  int totalTokens();
+
+  /** The request's usage record ({@code prompt_tokens}, ..., {@code extra} when there is one). */
+  JsonObject usage();
+
+  /** An end whose last chunk is {@code json} (a chat's shape), with {@code counted}'s tokens. */
+  static AnswerEnd of(JsonObject json, AnswerEnd counted) {
+    return new AnswerEnd() {
+      @Override
+      public int completionTokens() {
+        return counted.completionTokens();
+      }
+
+      @Override
+      public int totalTokens() {
+        return counted.totalTokens();
+      }
+
+      @Override
+      public JsonObject usage() {
+        return counted.usage();
+      }
+
+      @Override
+      public JsonObject toJson() {
+        return json;
+      }
+
+      @Override
+      public Buffer toSse() {
+        return SseWriter.frame(json);
+      }
+    };
+  }
+}
