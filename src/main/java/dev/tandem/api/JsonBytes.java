@@ -98,6 +98,11 @@ public final class JsonBytes {
     return false;
   }
 
+  /** A copy of what was written, as a buffer of its own. */
+  public Buffer toBuffer() {
+    return Buffer.buffer(Arrays.copyOf(bytes, length));
+  }
+
   /** Appends what was written to {@code out}, in one append. */
   public void appendTo(Buffer out) {
     out.appendBytes(bytes, 0, length);

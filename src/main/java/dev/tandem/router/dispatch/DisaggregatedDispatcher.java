@@ -15,6 +15,7 @@ import dev.tandem.router.policy.PdSplitPolicy;
 import dev.tandem.router.policy.KvWindow;
 import dev.tandem.router.upstream.UpstreamException;
 import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import java.util.HashSet;
 import java.util.List;
@@ -84,7 +85,7 @@ public final class DisaggregatedDispatcher implements Dispatcher {
         calls.policy.prefillWaitMillis(engines, notP, calls.backlog, uncached), dQueue);
     calls.metrics.pdDecision(split.kind().label());
     routing.split(calls.split.options().mode().wireName(), split);
-    JsonObject body = EngineBodies.generation(a, calls.options.get(REQUEST_TOKEN_IDS));
+    EngineBody body = EngineBodies.generation(a, calls.options.get(REQUEST_TOKEN_IDS));
     if (split.kind() == PdSplitPolicy.Kind.DECODE_ONLY) {
       LOG.debug("{}: engine {} prefills itself ({})", a.engineRequestId(), d.id(), split.why());
       return calls.lease(decode.id()).during(
@@ -108,9 +109,9 @@ public final class DisaggregatedDispatcher implements Dispatcher {
   }
 
   private Future<Void> disaggregate(Attempt a, EngineStatus decode, EngineStatus prefill,
-      KvWindow window, JsonObject body) {
+      KvWindow window, EngineBody body) {
     Reservation reservation = new Reservation(decode, a.engineRequestId(), calls.metrics);
-    JsonObject start = EngineBodies.startGenerate(body, window.end());
+    EngineBody start = EngineBodies.startGenerate(body, window.end());
     Future<Void> work = prepRecv(a, decode, prefill, window, body, reservation)
         .compose(matched -> window.needsRemoteSend(matched)
             ? remoteSend(a, prefill, decode, window, matched, body, reservation.metadata)
@@ -130,10 +131,10 @@ public final class DisaggregatedDispatcher implements Dispatcher {
 
   /** prep_recv on D; completes with D's prefix-matched length, validated against the window. */
   private Future<Integer> prepRecv(Attempt a, EngineStatus decode, EngineStatus prefill,
-      KvWindow window, JsonObject body, Reservation reservation) {
+      KvWindow window, EngineBody body, Reservation reservation) {
     reservation.sent = true;
     return calls.client.postJson(decode.id(), decode.url(), EngineApi.PREP_RECV,
-            EngineBodies.prepRecv(body, window.end()), "prep_recv",
+            EngineBodies.prepRecv(body, window.end()).toBuffer(), "prep_recv",
             calls.options.get(PREP_RECV_TIMEOUT).toMillis(), a.cancellation())
         .onFailure(e -> {
           if (e instanceof UpstreamException ue && (ue.kind() == UpstreamException.Kind.BUSY
@@ -178,8 +179,9 @@ public final class DisaggregatedDispatcher implements Dispatcher {
   }
 
   private Future<Void> remoteSend(Attempt a, EngineStatus prefill, EngineStatus decode,
-      KvWindow window, int matched, JsonObject body, String metadata) {
-    JsonObject send = EngineBodies.remoteSend(body, matched, window.end(), metadata, decode.peStart());
+      KvWindow window, int matched, EngineBody body, String metadata) {
+    Buffer send = EngineBodies.remoteSend(body, matched, window.end(), metadata, decode.peStart())
+        .toBuffer();
     int tokens = window.end() - matched;
     calls.backlog.sent(prefill.id(), tokens, System.nanoTime());
     return calls.lease(prefill.id()).during(() -> calls.client.postJson(prefill.id(),

@@ -20,39 +20,50 @@ public final class EngineBodies {
         .put("disagg_config", null);
   }
 
+  /** The router's fields of a generation, in this order (never written to: EngineBody copies). */
+  private static final String[] GENERATION = {"prompt", "n", "max_tokens", "echo", "stream",
+      "stream_options", "user", "debug_config"};
+  private static final String[] GENERATION_WITH_IDS = {"prompt", "n", "max_tokens", "echo",
+      "stream", "stream_options", "user", "debug_config", "return_token_ids"};
+
   private EngineBodies() {}
 
-  static JsonObject generation(Attempt a, boolean requestTokenIds) {
+  static EngineBody generation(Attempt a, boolean requestTokenIds) {
     AttemptSpec spec = a.spec();
-    JsonObject body = a.job().engineFields().copy();
-    JsonInts prompt = new JsonInts(spec.promptIds()); // written without boxing each id
+    JsonObject passed = a.job().engineFields();
     JsonObject debug = defaultDebugConfig();
-    JsonObject clientDebug = body.getJsonObject("debug_config");
+    JsonObject clientDebug = passed.getJsonObject("debug_config");
     if (clientDebug != null) {
       debug.mergeIn(clientDebug);
     }
-    body.put("prompt", prompt).put("n", spec.n()).put("max_tokens", spec.maxTokens())
-        .put("echo", false).put("stream", true)
-        .put("stream_options", new JsonObject().put("include_usage", true))
-        .put("user", a.engineRequestId()).put("debug_config", debug);
+    String[] keys = requestTokenIds ? GENERATION_WITH_IDS : GENERATION;
+    Object[] values = new Object[keys.length];
+    values[0] = new JsonInts(spec.promptIds()); // written without boxing each id
+    values[1] = spec.n();
+    values[2] = spec.maxTokens();
+    values[3] = false;
+    values[4] = true;
+    values[5] = new JsonObject().put("include_usage", true);
+    values[6] = a.engineRequestId();
+    values[7] = debug;
     if (requestTokenIds) {
-      body.put("return_token_ids", true);
+      values[8] = true;
     }
-    return body;
+    return new EngineBody(passed, keys, values);
   }
 
-  static JsonObject prepRecv(JsonObject generation, int end) {
-    return generation.copy().put("end", end);
+  static EngineBody prepRecv(EngineBody generation, int end) {
+    return generation.with("end", end);
   }
 
-  static JsonObject remoteSend(JsonObject generation, int begin, int end, String kvAddrInfo,
+  static EngineBody remoteSend(EngineBody generation, int begin, int end, String kvAddrInfo,
       int recvRank) {
-    return generation.copy().put("begin", begin).put("end", end).put("kv_addr_info", kvAddrInfo)
-        .put("recv_rank", recvRank);
+    return generation.with("begin", begin).with("end", end).with("kv_addr_info", kvAddrInfo)
+        .with("recv_rank", recvRank);
   }
 
-  static JsonObject startGenerate(JsonObject generation, int begin) {
-    return generation.copy().put("begin", begin);
+  static EngineBody startGenerate(EngineBody generation, int begin) {
+    return generation.with("begin", begin);
   }
 
   static JsonObject release(String engineRequestId) {

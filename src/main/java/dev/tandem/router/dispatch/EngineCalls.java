@@ -141,11 +141,11 @@ final class EngineCalls {
    *
    * @param onOpened runs once the engine accepted the request (2xx head), before any chunk
    */
-  Future<Void> generate(Attempt a, EngineStatus engine, String path, JsonObject body,
+  Future<Void> generate(Attempt a, EngineStatus engine, String path, EngineBody body,
       Runnable onOpened) {
     long firstChunk = (path.equals(EngineApi.START_GENERATE) ? options.get(START_GENERATE_TIMEOUT)
         : options.get(FIRST_CHUNK_TIMEOUT)).toMillis();
-    return client.openStream(engine.id(), engine.url(), path, body, path, firstChunk,
+    return client.openStream(engine.id(), engine.url(), path, body.toBuffer(), path, firstChunk,
             options.get(CHUNK_IDLE_TIMEOUT).toMillis(), a.cancellation())
         .compose(stream -> {
           onOpened.run();

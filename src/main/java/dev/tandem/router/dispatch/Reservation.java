@@ -7,7 +7,6 @@ import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.router.upstream.Cancellation;
 import dev.tandem.router.upstream.ClientGoneException;
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,7 +75,7 @@ final class Reservation {
    *
    * @param startBody the attempt's start_generate body (MLC engines are released with it)
    */
-  Future<Void> release(EngineCalls calls, JsonObject startBody) {
+  Future<Void> release(EngineCalls calls, EngineBody startBody) {
     long timeoutMs = calls.options.get(RELEASE_TIMEOUT).toMillis();
     Future<?> call;
     if (engine.isMlc()) {
@@ -86,8 +85,8 @@ final class Reservation {
         return Future.succeededFuture();
       }
       startSent = true;
-      JsonObject body = startBody.copy().put("max_tokens", 1).put("stream", true);
-      call = calls.client.openStream(engine.id(), engine.url(), EngineApi.START_GENERATE, body,
+      EngineBody body = startBody.with("max_tokens", 1).with("stream", true);
+      call = calls.client.openStream(engine.id(), engine.url(), EngineApi.START_GENERATE, body.toBuffer(),
           "release (start_generate, then disconnect)", timeoutMs, timeoutMs, Cancellation.NONE)
           .map(stream -> {
             stream.abort(new ClientGoneException()); // the disconnect is what frees the pages

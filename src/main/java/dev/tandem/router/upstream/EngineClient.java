@@ -73,6 +73,12 @@ public final class EngineClient {
   /** POSTs {@code body} and returns the engine's 2xx JSON object answer. */
   public Future<JsonObject> postJson(int engineId, String baseUrl, String path, JsonObject body,
       String stage, long timeoutMs, Cancellation cancel) {
+    return postJson(engineId, baseUrl, path, FastJson.toBuffer(body), stage, timeoutMs, cancel);
+  }
+
+  /** As {@link #postJson(int, String, String, JsonObject, String, long, Cancellation)}, the body as JSON bytes. */
+  public Future<JsonObject> postJson(int engineId, String baseUrl, String path, Buffer body,
+      String stage, long timeoutMs, Cancellation cancel) {
     long start = System.nanoTime();
     Promise<JsonObject> result = Promise.promise();
     CallGuard guard = new CallGuard(vertx, cancel, result::tryFail);
@@ -106,6 +112,13 @@ public final class EngineClient {
    * @param idleTimeoutMs limit on the silence between two chunks afterwards
    */
   public Future<EngineStream> openStream(int engineId, String baseUrl, String path, JsonObject body,
+      String stage, long firstChunkTimeoutMs, long idleTimeoutMs, Cancellation cancel) {
+    return openStream(engineId, baseUrl, path, FastJson.toBuffer(body), stage, firstChunkTimeoutMs,
+        idleTimeoutMs, cancel);
+  }
+
+  /** As {@link #openStream(int, String, String, JsonObject, String, long, long, Cancellation)}, the body as JSON bytes. */
+  public Future<EngineStream> openStream(int engineId, String baseUrl, String path, Buffer body,
       String stage, long firstChunkTimeoutMs, long idleTimeoutMs, Cancellation cancel) {
     long start = System.nanoTime();
     Promise<EngineStream> head = Promise.promise();
@@ -282,7 +295,7 @@ public final class EngineClient {
     return context;
   }
 
-  private void send(int engineId, String baseUrl, String path, JsonObject body, String stage,
+  private void send(int engineId, String baseUrl, String path, Buffer payload, String stage,
       CallGuard guard, Answer answer) {
     Origin origin;
     EngineConnectionPool pool;
@@ -296,7 +309,6 @@ public final class EngineClient {
       guard.fail(UpstreamException.unreachable(engineId, stage, e));
       return;
     }
-    Buffer payload = FastJson.toBuffer(body);
     if (!pool.onItsLoop()) {
       // a caller off a router event loop (a test's thread): the pool is used on its loop only
       pool.context().runOnContext(v -> acquireAndSend(pool, origin, path, payload, engineId, stage,

@@ -1,0 +1,114 @@
+package dev.tandem.router.dispatch;
+
+import dev.tandem.api.FastJson;
+import dev.tandem.api.JsonBytes;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import java.util.Arrays;
+import java.util.Map;
+
+/**
+ * One engine call's JSON body: the client's passed-on fields (the job's engine fields, in their
+ * order), then the router's own fields in the order they were set; a router field takes the place
+ * of a passed-on field of the same name, so no key is written twice. Immutable: {@link #with}
+ * makes the body of another call from this one (a MicroServing call adds its window fields).
+ * {@link #toBuffer} writes it straight as JSON bytes (every request has at least one engine body:
+ * a JsonObject copied, filled and then encoded was two passes over it); {@link #toJson} is the
+ * same body as a JsonObject, same keys in the same order.
+ */
+final class EngineBody {
+
+  private static final byte[] COMMA = {','};
+  private static final byte[] COLON = {':'};
+  private static final byte[] OPEN = {'{'};
+  private static final byte[] CLOSE = {'}'};
+
+  private final JsonObject passed;
+  private final String[] keys;
+  private final Object[] values;
+
+  /**
+   * @param passed the client's fields for the engine (never written to)
+   * @param keys the router's fields, distinct names
+   */
+  EngineBody(JsonObject passed, String[] keys, Object[] values) {
+    this.passed = passed;
+    this.keys = keys;
+    this.values = values;
+  }
+
+  /** This body with the router's field {@code key} set to {@code value} (replaced if set). */
+  EngineBody with(String key, Object value) {
+    for (int i = 0; i < keys.length; i++) {
+      if (keys[i].equals(key)) {
+        Object[] v = values.clone();
+        v[i] = value;
+        return new EngineBody(passed, keys, v);
+      }
+    }
+    String[] k = Arrays.copyOf(keys, keys.length + 1);
+    Object[] v = Arrays.copyOf(values, values.length + 1);
+    k[keys.length] = key;
+    v[values.length] = value;
+    return new EngineBody(passed, k, v);
+  }
+
+  /** The value of the router's field {@code key}, or null. */
+  Object get(String key) {
+    for (int i = 0; i < keys.length; i++) {
+      if (keys[i].equals(key)) {
+        return values[i];
+      }
+    }
+    return null;
+  }
+
+  private boolean routerKey(String key) {
+    for (String k : keys) {
+      if (k.equals(key)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  JsonObject toJson() {
+    JsonObject out = new JsonObject();
+    for (Map.Entry<String, Object> e : passed) {
+      if (!routerKey(e.getKey())) {
+        out.put(e.getKey(), e.getValue());
+      }
+    }
+    for (int i = 0; i < keys.length; i++) {
+      out.put(keys[i], values[i]);
+    }
+    return out;
+  }
+
+  /** The body's JSON bytes, as {@link FastJson} encodes {@link #toJson()}. */
+  Buffer toBuffer() {
+    JsonBytes w = JsonBytes.threadWriter().raw(OPEN);
+    boolean first = true;
+    for (Map.Entry<String, Object> e : passed.getMap().entrySet()) {
+      if (!routerKey(e.getKey())) {
+        if (!first) {
+          w.raw(COMMA);
+        }
+        first = false;
+        if (!w.value(e.getKey()) || !w.raw(COLON).value(e.getValue())) {
+          return FastJson.toBuffer(toJson()); // a value only the codec writes
+        }
+      }
+    }
+    for (int i = 0; i < keys.length; i++) {
+      if (!first) {
+        w.raw(COMMA);
+      }
+      first = false;
+      if (!w.value(keys[i]) || !w.raw(COLON).value(values[i])) {
+        return FastJson.toBuffer(toJson());
+      }
+    }
+    return w.raw(CLOSE).toBuffer();
+  }
+}
