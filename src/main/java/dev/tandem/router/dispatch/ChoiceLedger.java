@@ -122,11 +122,21 @@ final class ChoiceLedger {
   }
 
   boolean allTokenCountsKnown() {
-    return choices.stream().allMatch(c -> c.tokensKnown && c.unresolved == null);
+    for (int i = 0, n = choices.size(); i < n; i++) { // once per request: no stream pipeline
+      Choice c = choices.get(i);
+      if (!c.tokensKnown || c.unresolved != null) {
+        return false;
+      }
+    }
+    return true;
   }
 
   int totalTokens() {
-    return choices.stream().mapToInt(c -> c.tokens).sum();
+    int total = 0;
+    for (int i = 0, n = choices.size(); i < n; i++) {
+      total += choices.get(i).tokens;
+    }
+    return total;
   }
 
   private static JsonObject emptyLogprobs() {
