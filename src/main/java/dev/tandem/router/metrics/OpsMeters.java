@@ -15,8 +15,8 @@ import java.util.function.IntSupplier;
  * fixed buckets) for time to first token, time per output token, end-to-end time and queue time
  * per mode and engine, and for the engine calls; refusals by cause; the admission gauges. Created
  * with the router's registry by {@link RouterMetrics}; a timer of a given label set is resolved
- * once and kept, so a request costs two map lookups at its end (by mode or call, then by engine
- * id: no label string is built) and nothing per chunk.
+ * once and kept, so a request costs a map lookup by mode or call (constant strings) and an
+ * array index by engine id at its end (no label string is built) and nothing per chunk.
  */
 public final class OpsMeters {
 
@@ -27,8 +27,8 @@ public final class OpsMeters {
 
   private final MeterRegistry registry;
   /** By mode, then engine id (-1: none); by call, then engine id: ok and error. */
-  private final Map<String, Map<Integer, RequestTimers>> requestTimers = new ConcurrentHashMap<>();
-  private final Map<String, Map<Integer, Timer[]>> engineCallTimers = new ConcurrentHashMap<>();
+  private final Map<String, ByEngine<RequestTimers>> requestTimers = new ConcurrentHashMap<>();
+  private final Map<String, ByEngine<Timer[]>> engineCallTimers = new ConcurrentHashMap<>();
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
   private final RecentLatencies recent = new RecentLatencies();
   private final RecentErrors errors = new RecentErrors();
@@ -74,9 +74,12 @@ public final class OpsMeters {
 
   /** One engine call (prep_recv, remote_send, start_generate, completions) until its answer. */
   public void engineCall(String call, int engine, boolean ok, long nanos) {
-    Timer[] byOutcome = engineCallTimers.computeIfAbsent(call, k -> new ConcurrentHashMap<>())
-        .computeIfAbsent(engine, e -> new Timer[] {callTimer(call, e, true), callTimer(call, e, false)});
-    byOutcome[ok ? 0 : 1].record(nanos, TimeUnit.NANOSECONDS);
+    ByEngine<Timer[]> byEngine = engineCallTimers.get(call);
+    if (byEngine == null) {
+      byEngine = engineCallTimers.computeIfAbsent(call, k -> new ByEngine<>(
+          e -> new Timer[] {callTimer(call, e, true), callTimer(call, e, false)}));
+    }
+    byEngine.get(engine)[ok ? 0 : 1].record(nanos, TimeUnit.NANOSECONDS);
   }
 
   /** A request refused before it ran: auth_*, queue_full, queue_timeout, key_*. */
@@ -105,8 +108,12 @@ public final class OpsMeters {
 
   /** The four timers of a mode and engine, registered on first use. */
   private RequestTimers requestTimers(String mode, int engine) {
-    return requestTimers.computeIfAbsent(mode, k -> new ConcurrentHashMap<>())
-        .computeIfAbsent(engine, e -> new RequestTimers(mode, e < 0 ? "none" : Integer.toString(e)));
+    ByEngine<RequestTimers> byEngine = requestTimers.get(mode);
+    if (byEngine == null) {
+      byEngine = requestTimers.computeIfAbsent(mode, k -> new ByEngine<>(
+          e -> new RequestTimers(mode, e < 0 ? "none" : Integer.toString(e))));
+    }
+    return byEngine.get(engine);
   }
 
   private Timer callTimer(String call, int engine, boolean ok) {

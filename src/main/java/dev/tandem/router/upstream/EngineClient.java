@@ -66,8 +66,18 @@ public final class EngineClient {
   }
 
   private <T> Future<T> timed(String path, int engineId, long startNanos, Future<T> call) {
-    return call.andThen(ar -> observer.call(path.substring(path.lastIndexOf('/') + 1), engineId,
-        ar.succeeded(), System.nanoTime() - startNanos));
+    String name = callName(path);
+    return call.andThen(ar -> observer.call(name, engineId, ar.succeeded(),
+        System.nanoTime() - startNanos));
+  }
+
+  /** A few paths, each named once: not a new substring (and its hash) per call. */
+  private final Map<String, String> callNames = new ConcurrentHashMap<>();
+
+  private String callName(String path) {
+    String name = callNames.get(path);
+    return name != null ? name
+        : callNames.computeIfAbsent(path, p -> p.substring(p.lastIndexOf('/') + 1));
   }
 
   /** POSTs {@code body} and returns the engine's 2xx JSON object answer. */
