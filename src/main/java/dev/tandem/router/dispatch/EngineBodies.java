@@ -26,16 +26,36 @@ public final class EngineBodies {
   private static final String[] GENERATION_WITH_IDS = {"prompt", "n", "max_tokens", "echo",
       "stream", "stream_options", "user", "debug_config", "return_token_ids"};
 
+  /** The default, and the last client config merged into it: shared by bodies, never written to. */
+  private static final JsonObject DEFAULT_DEBUG = defaultDebugConfig();
+  private static volatile DebugMerge lastDebug;
+
+  private record DebugMerge(JsonObject client, JsonObject merged) {}
+
   private EngineBodies() {}
+
+  /**
+   * MLC's default DebugConfig with the client's {@code debug_config} merged in; the result is
+   * shared (never write to it). A router's clients send none, or the same one (a benchmark's
+   * {@code ignore_eos}), so the last merge is kept rather than made per request.
+   */
+  static JsonObject debugConfig(JsonObject client) {
+    if (client == null) {
+      return DEFAULT_DEBUG;
+    }
+    DebugMerge last = lastDebug;
+    if (last != null && last.client().equals(client)) {
+      return last.merged();
+    }
+    JsonObject merged = defaultDebugConfig().mergeIn(client);
+    lastDebug = new DebugMerge(client.copy(), merged);
+    return merged;
+  }
 
   static EngineBody generation(Attempt a, boolean requestTokenIds) {
     AttemptSpec spec = a.spec();
     JsonObject passed = a.job().engineFields();
-    JsonObject debug = defaultDebugConfig();
-    JsonObject clientDebug = passed.getJsonObject("debug_config");
-    if (clientDebug != null) {
-      debug.mergeIn(clientDebug);
-    }
+    JsonObject debug = debugConfig(passed.getJsonObject("debug_config"));
     String[] keys = requestTokenIds ? GENERATION_WITH_IDS : GENERATION;
     Object[] values = new Object[keys.length];
     values[0] = new JsonInts(spec.promptIds()); // written without boxing each id

@@ -79,8 +79,8 @@ final class EngineBody {
         out.put(e.getKey(), e.getValue());
       }
     }
-    for (int i = 0; i < keys.length; i++) {
-      out.put(keys[i], values[i]);
+    for (int i = 0; i < keys.length; i++) { // router values may be shared: a copy to write to
+      out.put(keys[i], values[i] instanceof JsonObject o ? o.copy() : values[i]);
     }
     return out;
   }
