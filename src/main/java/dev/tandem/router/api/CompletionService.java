@@ -16,7 +16,6 @@ import dev.tandem.router.dispatch.CompletionFlow;
 import dev.tandem.router.dispatch.CompletionJob;
 import dev.tandem.router.dispatch.DeliveredTokens;
 import dev.tandem.router.dispatch.Dispatcher;
-import dev.tandem.router.dispatch.TimedDispatcher;
 import dev.tandem.router.metrics.RequestClock;
 import dev.tandem.router.upstream.Cancellation;
 import dev.tandem.tokenizer.TextTokenizer;
@@ -147,8 +146,8 @@ public final class CompletionService {
 
   /** As {@link #execute(CompletionJob, ClientOutput)}, noting first token and engine on {@code clock}. */
   Future<Void> execute(CompletionJob job, ClientOutput output, RequestClock clock) {
-    Dispatcher timed = clock == null ? dispatcher : new TimedDispatcher(dispatcher, clock);
-    return new CompletionFlow(vertx, job, timed, output, limits, metrics, deliveredTokens).run()
+    return new CompletionFlow(vertx, job, dispatcher, output, limits, metrics, deliveredTokens,
+        clock).run()
         .andThen(ar -> metrics.requestEnded(ar.succeeded() ? 200 : ApiError.from(ar.cause()).status()));
   }
 

@@ -1,6 +1,7 @@
 package dev.tandem.router.dispatch;
 
 import dev.tandem.retry.Backoff;
+import dev.tandem.router.metrics.RequestClock;
 import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.router.upstream.ClientGoneException;
 import dev.tandem.router.upstream.UpstreamException;
@@ -48,6 +49,8 @@ public final class CompletionFlow implements RelayTarget {
   private final ResumePlanner planner;
   private final ChoiceLedger ledger;
   private final ClientChunks chunks;
+  /** Where the request's first token and serving engine are noted, or null. */
+  private final RequestClock clock;
   /** Engines that failed this request: later attempts avoid them. */
   private final Set<Integer> failedEngines = new HashSet<>();
   private final List<Handler<Void>> drainWaiters = new ArrayList<>();
@@ -66,8 +69,13 @@ public final class CompletionFlow implements RelayTarget {
   private long busyWaitedMs;
   private int busyWaits;
 
+  /**
+   * @param clock notes when the first text was generated (the first non-empty delta any attempt
+   *     relays) and which engine served it (the whole-request or decode engine of the last attempt
+   *     that chose one); null when nobody measures the request
+   */
   public CompletionFlow(Vertx vertx, CompletionJob job, Dispatcher dispatcher, ClientOutput output,
-      Limits limits, RouterMetrics metrics, DeliveredTokens deliveredTokens) {
+      Limits limits, RouterMetrics metrics, DeliveredTokens deliveredTokens, RequestClock clock) {
     this.vertx = vertx;
     this.job = job;
     this.dispatcher = dispatcher;
@@ -77,6 +85,10 @@ public final class CompletionFlow implements RelayTarget {
     this.planner = new ResumePlanner(deliveredTokens);
     this.ledger = new ChoiceLedger(job.n(), job.engineFields().getValue("stop") != null);
     this.chunks = new ClientChunks(job);
+    this.clock = clock;
+    if (clock != null) {
+      clock.choices(job.n());
+    }
   }
 
   /** Runs the request to its end; the output has been completed or failed when this completes. */
@@ -111,6 +123,10 @@ public final class CompletionFlow implements RelayTarget {
       run = Future.failedFuture(e); // the chosen engine was removed meanwhile (EngineCalls.status)
     }
     return run.transform(ar -> {
+      Routing chosen = result.routing();
+      if (clock != null && chosen != null) {
+        clock.engine(chosen.servingEngine());
+      }
       result.outcomes().forEach(o -> ledger.record(o, spec.replay()));
       metrics.replaysChecked(result.replaysMatched(), result.replaysDiffered());
       if (ar.succeeded()) {
@@ -231,6 +247,9 @@ public final class CompletionFlow implements RelayTarget {
 
   @Override
   public void deliver(int clientIndex, ChoiceDelta delta) {
+    if (clock != null && !delta.text().isEmpty()) {
+      clock.firstToken();
+    }
     if (ledger.finished(clientIndex)) {
       return; // never text after a finish reason, whatever an engine sends
     }
