@@ -43,7 +43,10 @@ public final class RelayMicro {
       row("engine chunk read, full scan (" + shape[0] + ")", r[0]);
       row("engine chunk read, compared with the last (" + shape[0] + ")", r[1]);
     }
-    row("client delta rendered (SSE bytes appended once)", DeltaMicro.nsPerDelta(TEXTS));
+    row("client delta rendered, appended to the stream's direct buffer each (sessions 11-12)",
+        DeltaMicro.nsPerDeltaAppendedEach(TEXTS));
+    row("client delta rendered into the loop's heap writer, copied once per stream",
+        DeltaMicro.nsPerDelta(TEXTS));
     double[] sse = LineEndMicro.scanThenSplit(stream(chunks(NULL_ENGINE, tokens)));
     row("line ends of a whole stream found (per stream)", sse[0]);
     row("a whole stream split into events (per stream)", sse[1]);

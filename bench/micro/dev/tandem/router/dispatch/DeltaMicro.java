@@ -1,5 +1,6 @@
 package dev.tandem.router.dispatch;
 
+import dev.tandem.api.JsonBytes;
 import dev.tandem.bench.micro.Timing;
 import dev.tandem.router.upstream.Cancellation;
 import io.netty.buffer.ByteBuf;
@@ -8,23 +9,56 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.json.JsonObject;
 
-/** A streamed completion delta rendered into a pooled direct buffer, as SseOutput holds them. */
+/** A streamed completion delta rendered for the client, as SseOutput writes them. */
 public final class DeltaMicro {
 
   private DeltaMicro() {}
 
-  /** ns per delta: 64 deltas of {@code texts} per buffer, a buffer per stream. */
-  public static double nsPerDelta(String[] texts) {
-    ClientChunks chunks = new ClientChunks(new CompletionJob("cmpl-0123456789abcdef0123456789abcd",
+  private static ClientChunks chunks() {
+    return new ClientChunks(new CompletionJob("cmpl-0123456789abcdef0123456789abcd",
         1_796_000_000L, "tiny", new int[] {1}, null, null, 1, 64, true, false, null, 0.0, null,
         new JsonObject(), new Cancellation()));
+  }
+
+  /**
+   * ns per delta, as SseOutput renders them: 64 deltas of {@code texts} into the loop's heap
+   * writer, copied once into a pooled direct buffer per stream.
+   */
+  public static double nsPerDelta(String[] texts) {
+    ClientChunks chunks = chunks();
+    JsonBytes pending = JsonBytes.writer();
+    return Timing.nsPerOp(count -> {
+      long s = 0;
+      for (int k = 0; k < count; k += 64) {
+        pending.reset();
+        for (int j = 0; j < 64; j++) {
+          chunks.delta(0, texts[j % texts.length], null, null).appendSse(pending);
+        }
+        ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(pending.length());
+        Buffer out = BufferInternal.buffer(b);
+        pending.appendTo(out);
+        s += out.length();
+        b.release();
+      }
+      return s;
+    }, 64 * 4000, 15);
+  }
+
+  /**
+   * ns per delta as sessions 11-12 wrote them: each delta rendered into the thread's writer and
+   * appended to the stream's pooled direct buffer on its own (one Netty write per delta).
+   */
+  public static double nsPerDeltaAppendedEach(String[] texts) {
+    ClientChunks chunks = chunks();
     return Timing.nsPerOp(count -> {
       long s = 0;
       for (int k = 0; k < count; k += 64) {
         ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(8192);
         Buffer out = BufferInternal.buffer(b);
         for (int j = 0; j < 64; j++) {
-          chunks.delta(0, texts[j % texts.length], null, null).appendSse(out);
+          JsonBytes w = JsonBytes.threadWriter();
+          chunks.delta(0, texts[j % texts.length], null, null).appendSse(w);
+          w.appendTo(out);
         }
         s += out.length();
         b.release();

@@ -46,6 +46,11 @@ public final class JsonBytes {
     return value(value, out, 0) ? out : null;
   }
 
+  /** A writer of its own, empty (a loop's pending output). */
+  public static JsonBytes writer() {
+    return new JsonBytes();
+  }
+
   /**
    * This thread's writer, empty: for a render that ends with {@link #appendTo} before it returns
    * (streamed deltas, one per token; a writer of their own would cost an array per request).
@@ -69,6 +74,11 @@ public final class JsonBytes {
   public JsonBytes raw(byte[] b) {
     writeBytes(b);
     return this;
+  }
+
+  /** A buffer's bytes, JSON already (an event framed elsewhere). */
+  public JsonBytes raw(Buffer b) {
+    return raw(b.getBytes());
   }
 
   /** {@code len} bytes of {@code b} from {@code off}, JSON already. */
@@ -112,8 +122,22 @@ public final class JsonBytes {
     return bytes;
   }
 
-  int length() {
+  /** How many bytes were written. */
+  public int length() {
     return length;
+  }
+
+  /** The room it has (what it keeps after a reset). */
+  public int capacity() {
+    return bytes.length;
+  }
+
+  /** Drops what was written after the first {@code length} bytes (a render that gave up). */
+  public void truncate(int length) {
+    if (length < 0 || length > this.length) {
+      throw new IndexOutOfBoundsException(length + " of " + this.length);
+    }
+    this.length = length;
   }
 
   private JsonBytes writeByte(int b) {

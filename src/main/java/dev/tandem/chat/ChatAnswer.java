@@ -1,6 +1,6 @@
 package dev.tandem.chat;
 
-import io.vertx.core.buffer.Buffer;
+import dev.tandem.api.JsonBytes;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -90,7 +90,7 @@ public final class ChatAnswer {
   }
 
   /** Its SSE event, appended to {@code out}; false (nothing appended) for a lone surrogate. */
-  public boolean appendContentSse(int index, String text, Buffer out) {
+  public boolean appendContentSse(int index, String text, JsonBytes out) {
     return chunks.appendContentSse(index, text, out);
   }
 

@@ -3,7 +3,6 @@ package dev.tandem.chat;
 import dev.tandem.api.FastJson;
 import dev.tandem.api.JsonBytes;
 import dev.tandem.api.SseWriter;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
@@ -97,20 +96,20 @@ public final class ChatChunks {
    * once per answer, then the index and the escaped text. False (nothing appended) when the text
    * holds a lone surrogate, which only the general path writes as it always did.
    */
-  public boolean appendContentSse(int index, String text, Buffer out) {
+  public boolean appendContentSse(int index, String text, JsonBytes out) {
     if (ssePrefix == null) {
       String head = FastJson.encode(envelope(new JsonArray()));
       // {"id":..,"model":..,"choices":[]} -> data: {"id":..,"model":..,"choices":[{"index":
       ssePrefix = (SseWriter.DATA + head.substring(0, head.length() - "[]}".length())
           + "[{\"index\":").getBytes(StandardCharsets.UTF_8);
     }
-    JsonBytes w = JsonBytes.threadWriter(); // to the output in one append
-    w.raw(ssePrefix).number(index).raw(CONTENT);
-    if (!w.value(text)) {
+    int mark = out.length();
+    out.raw(ssePrefix).number(index).raw(CONTENT);
+    if (!out.value(text)) {
+      out.truncate(mark);
       return false; // a lone surrogate
     }
-    w.raw(CONTENT_END);
-    w.appendTo(out);
+    out.raw(CONTENT_END);
     return true;
   }
 

@@ -1,5 +1,6 @@
 package dev.tandem.router.api;
 
+import dev.tandem.api.JsonBytes;
 import dev.tandem.chat.ChatAnswer;
 import dev.tandem.router.dispatch.ClientChunk;
 import io.vertx.core.buffer.Buffer;
@@ -20,15 +21,15 @@ record ChatContentChunk(ChatAnswer answer, int index, String text) implements Cl
 
   @Override
   public Buffer toSse() {
-    Buffer out = Buffer.buffer(text.length() + 256);
-    appendSse(out);
-    return out;
+    JsonBytes w = JsonBytes.threadWriter();
+    appendSse(w);
+    return w.toBuffer();
   }
 
   @Override
-  public void appendSse(Buffer out) {
+  public void appendSse(JsonBytes out) {
     if (!answer.appendContentSse(index, text, out)) {
-      out.appendBuffer(new JsonChunk(toJson()).toSse()); // a lone surrogate: as the general path
+      out.raw(new JsonChunk(toJson()).toSse()); // a lone surrogate: as the general path
     }
   }
 }

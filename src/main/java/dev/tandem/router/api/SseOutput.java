@@ -11,37 +11,32 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.internal.buffer.BufferInternal;
 
 /**
  * A streaming HTTP answer through the shared {@link SseWriter}. Deltas are rendered straight into
- * one pending buffer ({@link ClientChunk#appendSse}) and written together once the event loop has
- * handled what it read — so every delta decoded from one engine read goes out in one write and one
- * flush, not one per chunk. The pending buffer is direct memory from Netty's pool: the socket
- * write takes it as it is (a heap buffer is zeroed when made and copied to direct memory when
- * written), and it goes back to the pool once written or dropped. The usage chunk (if asked
- * for) and {@code [DONE]} end the stream in the same write as whatever is still pending: when the
- * engine's whole answer arrived in one read, the client's whole answer is one write (a response
- * of known length). A failure after the first chunk is an error event without {@code [DONE]},
- * after the pending deltas.
+ * the event loop's pending bytes ({@link LoopPending}, a heap writer: {@link ClientChunk#appendSse})
+ * and written together once the event loop has handled what it read — so every delta decoded
+ * from one engine read goes out in one write and one flush, not one per chunk. A write copies
+ * them once into direct memory from Netty's pool, which the socket takes as it is and which goes
+ * back to the pool once written or dropped. The usage chunk (if asked for) and {@code [DONE]} end
+ * the stream in the same write as whatever is still pending: when the engine's whole answer
+ * arrived in one read, the client's whole answer is one write (a response of known length). A
+ * failure after the first chunk is an error event without {@code [DONE]}, after the pending
+ * deltas.
  */
 final class SseOutput implements ClientOutput {
 
   /** Pending bytes beyond which they are written at once rather than after the read. */
   private static final int MAX_PENDING = 64 * 1024;
-  /** How much room a pending buffer starts with: what the router's streams write in one go. */
-  private static final PendingSize PENDING_SIZE = new PendingSize();
+  private static final int DONE_ROOM = 16;
 
   private final ByteBufAllocator pool;
   private final SseWriter sse;
   private final boolean includeUsage;
   private final Context context;
   private final Handler<Void> flushTask = v -> flush();
-  /** The pending deltas: a pooled direct buffer ({@link #pendingBuf}) owned until written. */
-  private Buffer pending;
-  private ByteBuf pendingBuf;
   private boolean flushScheduled;
   /**
    * Whether the response's write queue was full after the last write: only a write can fill it,
@@ -53,7 +48,7 @@ final class SseOutput implements ClientOutput {
     this(response, includeUsage, PooledByteBufAllocator.DEFAULT);
   }
 
-  /** @param pool where pending buffers come from (a test counts what it gets back) */
+  /** @param pool where the buffers written come from (a test counts what it gets back) */
   SseOutput(HttpServerResponse response, boolean includeUsage, ByteBufAllocator pool) {
     this.pool = pool;
     this.sse = new SseWriter(response);
@@ -63,8 +58,9 @@ final class SseOutput implements ClientOutput {
 
   @Override
   public void write(ClientChunk chunk) {
-    chunk.appendSse(pending());
-    if (pending.length() >= MAX_PENDING || context == null) {
+    LoopPending pending = take();
+    chunk.appendSse(pending.bytes);
+    if (pending.bytes.length() >= MAX_PENDING || context == null) {
       flush();
     } else if (!flushScheduled) {
       flushScheduled = true;
@@ -72,32 +68,49 @@ final class SseOutput implements ClientOutput {
     }
   }
 
-  /** The pending buffer, taken from the pool when there is none. */
-  private Buffer pending() {
-    if (pending == null) {
-      pendingBuf = pool.directBuffer(PENDING_SIZE.next());
-      pending = BufferInternal.buffer(pendingBuf);
+  /** The loop's pending bytes, made this output's: another output's go out first. */
+  private LoopPending take() {
+    LoopPending pending = LoopPending.ofThisThread();
+    SseOutput other = pending.owner;
+    if (other != this) {
+      if (other != null) {
+        other.flush();
+      }
+      pending.owner = this;
     }
     return pending;
+  }
+
+  /**
+   * This output's pending bytes (none when another output owns the loop's) in a pooled direct
+   * buffer with {@code room} to spare, the loop's writer emptied; null when there are none. The
+   * buffer is the caller's to release (Vert.x's view of it cannot release it).
+   */
+  private ByteBuf drain(int room) {
+    LoopPending pending = LoopPending.ofThisThread();
+    if (pending.owner != this) {
+      return null;
+    }
+    int length = pending.bytes.length();
+    if (length == 0) {
+      pending.clear();
+      return null;
+    }
+    ByteBuf out = pool.directBuffer(length + room);
+    pending.bytes.appendTo(BufferInternal.buffer(out));
+    pending.clear();
+    return out;
   }
 
   /** Writes what is pending (one write, one flush). */
   private void flush() {
     flushScheduled = false;
-    Buffer out = pending;
-    ByteBuf buf = pendingBuf;
-    pending = null;
-    pendingBuf = null;
+    ByteBuf out = drain(0);
     if (out == null) {
       return;
     }
-    if (out.length() == 0) {
-      buf.release();
-      return;
-    }
-    PENDING_SIZE.wrote(out.length());
     // dropped if the stream ended or the client is gone; the bytes go back to the pool either way
-    sse.writeFramed(out).onComplete(ar -> buf.release());
+    sse.writeFramed(BufferInternal.buffer(out)).onComplete(ar -> out.release());
     full = sse.writeQueueFull();
   }
 
@@ -117,16 +130,12 @@ final class SseOutput implements ClientOutput {
   @Override
   public void complete(AnswerEnd end) {
     if (includeUsage && !sse.ended()) {
-      end.appendSse(pending()); // the usage chunk, after the last deltas
+      end.appendSse(take().bytes); // the usage chunk, after the last deltas
     }
-    Buffer out = pending;
-    ByteBuf buf = pendingBuf;
-    pending = null;
-    pendingBuf = null;
-    Future<Void> written = sse.end(out, null);
+    ByteBuf out = drain(DONE_ROOM); // [DONE] is appended to it
+    Future<Void> written = sse.end(out == null ? null : BufferInternal.buffer(out), null);
     if (out != null) {
-      PENDING_SIZE.wrote(out.length()); // the usage chunk and [DONE] were appended to it
-      written.onComplete(ar -> buf.release());
+      written.onComplete(ar -> out.release());
     }
   }
 

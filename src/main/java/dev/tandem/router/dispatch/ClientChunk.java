@@ -1,5 +1,6 @@
 package dev.tandem.router.dispatch;
 
+import dev.tandem.api.JsonBytes;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 
@@ -22,8 +23,8 @@ public interface ClientChunk {
     return null;
   }
 
-  /** Appends {@link #toSse()}'s bytes to {@code out} (directly, where the chunk can). */
-  default void appendSse(Buffer out) {
-    out.appendBuffer(toSse());
+  /** Writes {@link #toSse()}'s bytes to {@code out} (rendered there directly, where the chunk can). */
+  default void appendSse(JsonBytes out) {
+    out.raw(toSse());
   }
 }

@@ -251,25 +251,26 @@ final class ClientChunks {
 
     @Override
     public Buffer toSse() {
-      Buffer out = Buffer.buffer(256);
-      appendSse(out);
-      return out;
+      JsonBytes w = JsonBytes.threadWriter();
+      appendSse(w);
+      return w.toBuffer();
     }
 
     @Override
-    public void appendSse(Buffer out) {
+    public void appendSse(JsonBytes w) {
+      int mark = w.length();
       if (owner.job.stream()) {
-        JsonBytes w = JsonBytes.threadWriter();
         byte[] prefix = owner.ssePrefix(); // up to "choices":[ and the delta's {"index":
         w.raw(prefix, 0, prefix.length - CHOICE_START).raw(USAGE).number(promptTokens)
             .raw(COMPLETION_TOKENS).number(completionTokens).raw(TOTAL_TOKENS)
             .number(totalTokens());
         if (writeExtra(w)) {
-          w.raw(USAGE_END).appendTo(out);
+          w.raw(USAGE_END);
           return;
         }
       }
-      out.appendBuffer(SseWriter.frame(toJson())); // a value only the general encoder writes
+      w.truncate(mark);
+      w.raw(SseWriter.frame(toJson())); // a value only the general encoder writes
     }
 
     /** {@link #extra}'s members as bytes, in its order; false where the general encoder must. */
@@ -331,19 +332,20 @@ final class ClientChunks {
 
     @Override
     public Buffer toSse() {
-      Buffer out = Buffer.buffer(owner.ssePrefix().length + text.length() + 96);
-      appendSse(out);
-      return out;
+      JsonBytes w = JsonBytes.threadWriter();
+      appendSse(w);
+      return w.toBuffer();
     }
 
     @Override
-    public void appendSse(Buffer out) {
-      JsonBytes w = JsonBytes.threadWriter(); // to the output in one append
+    public void appendSse(JsonBytes w) {
+      int mark = w.length();
       w.raw(owner.ssePrefix()).number(index).raw(TEXT);
       if (!w.value(text)) {
         // A lone UTF-16 surrogate (an engine escaped half a pair): the general encoder writes
         // it as the UTF-8 conversion of the whole line does, '?'.
-        out.appendBuffer(SseWriter.frame(toJson().encode()));
+        w.truncate(mark);
+        w.raw(SseWriter.frame(toJson().encode()));
         return;
       }
       w.raw(LOGPROBS);
@@ -352,11 +354,11 @@ final class ClientChunks {
       }
       w.raw(FINISH);
       if (!w.value(finishReason)) {
-        out.appendBuffer(SseWriter.frame(toJson().encode())); // a lone surrogate, as above
+        w.truncate(mark);
+        w.raw(SseWriter.frame(toJson().encode())); // a lone surrogate, as above
         return;
       }
       w.raw(END);
-      w.appendTo(out);
     }
   }
 }

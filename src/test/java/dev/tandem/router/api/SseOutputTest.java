@@ -162,4 +162,70 @@ class SseOutputTest {
     assertTrue(answer.contains("data: unflushed\n\n") && answer.contains("engine gone"), answer);
     assertEquals(0, pool.unreleased(), "pending buffers not given back");
   }
+
+  /**
+   * The loop's pending bytes are shared by the streams on it: two streams writing in turn on one
+   * loop each get exactly their own events, in order, however their writes interleave.
+   */
+  @Test
+  void streamsOnOneLoopEachGetOnlyTheirOwnEvents() throws Exception {
+    List<SseOutput> outs = new CopyOnWriteArrayList<>();
+    List<Thread> threads = new CopyOnWriteArrayList<>();
+    CompletableFuture<Void> firstArrived = new CompletableFuture<>();
+    int port = serve((out, response) -> {
+      outs.add(out);
+      threads.add(Thread.currentThread());
+      if (outs.size() == 1) {
+        out.write(new Event("a0")); // pending while the second request arrives
+        firstArrived.complete(null);
+        return;
+      }
+      SseOutput a = outs.get(0);
+      SseOutput b = outs.get(1);
+      a.write(new Event("a1"));
+      b.write(new Event("b1"));
+      b.write(new Event("b2"));
+      a.write(new Event("a2"));
+      b.complete(AnswerEnd.of(new JsonObject().put("b", "end"), null));
+      a.write(new Event("a3"));
+      a.complete(AnswerEnd.of(new JsonObject().put("a", "end"), null));
+      vertx.setTimer(50, t -> ended.complete(null));
+    });
+    CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> {
+      try {
+        return get(port, Integer.MAX_VALUE);
+      } catch (Exception e) {
+        throw new RuntimeException(e);
+      }
+    });
+    firstArrived.get(10, TimeUnit.SECONDS);
+    String second = get(port, Integer.MAX_VALUE);
+    String firstAnswer = first.get(10, TimeUnit.SECONDS);
+    ended.get(10, TimeUnit.SECONDS);
+    assertEquals(threads.get(0), threads.get(1), "both streams on one loop, or this tests nothing");
+    assertEquals("data: a0\n\ndata: a1\n\ndata: a2\n\ndata: a3\n\ndata: {\"a\":\"end\"}\n\n"
+        + "data: [DONE]\n\n", events(firstAnswer));
+    assertEquals("data: b1\n\ndata: b2\n\ndata: {\"b\":\"end\"}\n\ndata: [DONE]\n\n",
+        events(second));
+    assertEquals(0, pool.unreleased(), "pending buffers not given back");
+  }
+
+  /** The body of an HTTP/1.1 answer, its chunked framing (if any) taken out. */
+  private static String events(String answer) {
+    String body = answer.substring(answer.indexOf("\r\n\r\n") + 4);
+    if (!answer.toLowerCase(java.util.Locale.ROOT).contains("transfer-encoding: chunked")) {
+      return body;
+    }
+    StringBuilder out = new StringBuilder();
+    int at = 0;
+    while (true) {
+      int lineEnd = body.indexOf("\r\n", at);
+      int size = Integer.parseInt(body.substring(at, lineEnd), 16);
+      if (size == 0) {
+        return out.toString();
+      }
+      out.append(body, lineEnd + 2, lineEnd + 2 + size);
+      at = lineEnd + 2 + size + 2;
+    }
+  }
 }
