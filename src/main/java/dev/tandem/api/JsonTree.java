@@ -113,26 +113,6 @@ public abstract class JsonTree extends JsonScanner {
    */
   protected Number number() {
     int from = i;
-    // The common case in one pass (a token id): an integer of at most 18 digits, no fraction or
-    // exponent after it; anything else is read by the general path below.
-    int at = b[from] == '-' ? from + 1 : from;
-    if (at < end && b[at] >= '0' && b[at] <= '9') {
-      long v = 0;
-      if (b[at] == '0') {
-        at++;
-      } else {
-        for (int last = at + 18; at < end && at < last && b[at] >= '0' && b[at] <= '9'; at++) {
-          v = v * 10 + (b[at] - '0');
-        }
-      }
-      if (at >= end || (b[at] != '.' && b[at] != 'e' && b[at] != 'E' && (b[at] < '0' || b[at] > '9'))) {
-        i = at;
-        if (b[from] == '-') {
-          v = -v;
-        }
-        return v == (int) v ? (Number) (int) v : (Number) v;
-      }
-    }
     skipNumber();
     boolean integral = true;
     for (int k = from; k < i; k++) {
