@@ -21,9 +21,7 @@ record ChatContentChunk(ChatAnswer answer, int index, String text) implements Cl
 
   @Override
   public Buffer toSse() {
-    JsonBytes w = JsonBytes.threadWriter();
-    appendSse(w);
-    return w.toBuffer();
+    return ClientChunk.rendered(this);
   }
 
   @Override

@@ -23,6 +23,13 @@ public interface ClientChunk {
     return null;
   }
 
+  /** {@code chunk}'s event as its {@link #appendSse} renders it, in a buffer of its own. */
+  static Buffer rendered(ClientChunk chunk) {
+    JsonBytes w = JsonBytes.threadWriter();
+    chunk.appendSse(w);
+    return w.toBuffer();
+  }
+
   /** Writes {@link #toSse()}'s bytes to {@code out} (rendered there directly, where the chunk can). */
   default void appendSse(JsonBytes out) {
     out.raw(toSse());

@@ -251,9 +251,7 @@ final class ClientChunks {
 
     @Override
     public Buffer toSse() {
-      JsonBytes w = JsonBytes.threadWriter();
-      appendSse(w);
-      return w.toBuffer();
+      return ClientChunk.rendered(this);
     }
 
     @Override
@@ -332,9 +330,7 @@ final class ClientChunks {
 
     @Override
     public Buffer toSse() {
-      JsonBytes w = JsonBytes.threadWriter();
-      appendSse(w);
-      return w.toBuffer();
+      return ClientChunk.rendered(this);
     }
 
     @Override

@@ -115,19 +115,12 @@ public final class EngineClient {
   }
 
   /**
-   * POSTs {@code body} for a streamed (SSE) answer. Completes once the engine answered 2xx; a
+   * POSTs {@code body} (JSON bytes) for a streamed (SSE) answer. Completes once the engine answered 2xx; a
    * non-2xx answer fails it. The returned stream is paused until {@link EngineStream#start}.
    *
    * @param firstChunkTimeoutMs limit from sending until the first chunk (queueing + prefill)
    * @param idleTimeoutMs limit on the silence between two chunks afterwards
    */
-  public Future<EngineStream> openStream(int engineId, String baseUrl, String path, JsonObject body,
-      String stage, long firstChunkTimeoutMs, long idleTimeoutMs, Cancellation cancel) {
-    return openStream(engineId, baseUrl, path, FastJson.toBuffer(body), stage, firstChunkTimeoutMs,
-        idleTimeoutMs, cancel);
-  }
-
-  /** As {@link #openStream(int, String, String, JsonObject, String, long, long, Cancellation)}, the body as JSON bytes. */
   public Future<EngineStream> openStream(int engineId, String baseUrl, String path, Buffer body,
       String stage, long firstChunkTimeoutMs, long idleTimeoutMs, Cancellation cancel) {
     long start = System.nanoTime();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.api.FastJson;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -230,7 +231,8 @@ class EngineClientTest {
   }
 
   private Future<EngineStream> open(String path, Cancellation cancel) {
-    return client.openStream(0, baseUrl, path, BODY, "test", 10_000, 10_000, cancel);
+    return client.openStream(0, baseUrl, path, FastJson.toBuffer(BODY), "test", 10_000, 10_000,
+        cancel);
   }
 
   private static void waitFor(java.util.function.BooleanSupplier condition) throws Exception {
