@@ -8,7 +8,9 @@
 #
 #   bench/ab-zero.sh OLD_JAR NEW_JAR
 #
-# Knobs (environment): RUNS (2; an even number gives each build each slot equally often), and the
+# Knobs (environment): RUNS (2; an even number gives each build each slot equally often);
+# OLD_JAVA_OPTS and NEW_JAVA_OPTS (each build's router JVM options, default ROUTER_JAVA_OPTS or
+# -Xmx512m; give the same jar twice to A/B a JVM option); and the
 # zero pass's own (ZERO_CONNECTIONS, ZERO_MODES, ROUNDS, ZERO_SECONDS, ZERO_WARMUP_SECONDS,
 # OUTPUT_LEN, ZERO_FLOOR (default 0 here), ...); OUT_DIR (kept: each run's tables and runs).
 # Prints each run's table, then per cell (connections, mode): the new build's CPU per request
@@ -23,13 +25,20 @@ for j in "$old" "$new"; do
   [[ -f "$j" ]] || { echo "ab-zero: no jar at $j" >&2; exit 2; }
 done
 RUNS=${RUNS:-2}
+old_opts=${OLD_JAVA_OPTS:-${ROUTER_JAVA_OPTS:--Xmx512m}}
+new_opts=${NEW_JAVA_OPTS:-${ROUTER_JAVA_OPTS:--Xmx512m}}
 OUT=${OUT_DIR:-$(mktemp -d /tmp/tandem-ab-zero.XXXXXX)}
 mkdir -p "$OUT"
 
 for run in $(seq 1 "$RUNS"); do
-  if (( run % 2 == 1 )); then a="$new" b="$old" newslot=tandem; else a="$old" b="$new" newslot=baseline; fi
+  if (( run % 2 == 1 )); then
+    a="$new" b="$old" aopts="$new_opts" bopts="$old_opts" newslot=tandem
+  else
+    a="$old" b="$new" aopts="$old_opts" bopts="$new_opts" newslot=baseline
+  fi
   echo "== run $run of $RUNS: new build in the $newslot slot" >&2
-  PASSES=zero TANDEM_JAR="$a" BASELINE_JAR="$b" ZERO_DISAGG=0 ZERO_FLOOR="${ZERO_FLOOR:-0}" \
+  PASSES=zero TANDEM_JAR="$a" BASELINE_JAR="$b" ROUTER_JAVA_OPTS="$aopts" BASELINE_JAVA_OPTS="$bopts" \
+    ZERO_DISAGG=0 ZERO_FLOOR="${ZERO_FLOOR:-0}" \
     ZERO_CLIENTS=wrk OUT_DIR="$OUT/run-$run" "$here/router-overhead.sh" >"$OUT/run-$run.log" 2>&1 \
     || { tail -20 "$OUT/run-$run.log" >&2; exit 1; }
   sed -n '/^| client/,/^$/p' "$OUT/run-$run.log"
@@ -37,7 +46,7 @@ for run in $(seq 1 "$RUNS"); do
 done
 
 echo
-echo "## new ($new) against old ($old): $RUNS runs, places swapped"
+echo "## new ($new $new_opts) against old ($old $old_opts): $RUNS runs, places swapped"
 echo
 echo "| conns | mode | CPU/req new / old (median; runs) | new vs nginx | old vs nginx |"
 echo "|---:|---|---|---:|---:|"
