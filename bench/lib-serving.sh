@@ -45,11 +45,12 @@ tb_nvshmem_home() { # dir
 }
 
 # The completion bodies wrk POSTs (bench/wrk-post.lua) in the router benchmarks: a prompt of
-# prompt-len token ids from 3 (the one tandem bench sends first), output-len tokens, streaming with
-# usage (DIR/body-stream.json) and not (DIR/body-plain.json).
+# prompt-len token ids from 3 (the one tandem bench sends first), counting up to 1002 and round
+# again (the tiny model's vocabulary is 1024 ids), output-len tokens, streaming with usage
+# (DIR/body-stream.json) and not (DIR/body-plain.json).
 tb_wrk_bodies() { # dir prompt-len output-len
   local ids
-  ids=$(seq 3 $(( $2 + 2 )) | paste -sd, -)
+  ids=$(seq 0 $(( $2 - 1 )) | awk '{ print 3 + $1 % 1000 }' | paste -sd, -)
   printf '{"prompt":[%s],"max_tokens":%d,"stream":true,"stream_options":{"include_usage":true},"debug_config":{"ignore_eos":true}}' \
     "$ids" "$3" >"$1/body-stream.json"
   printf '{"prompt":[%s],"max_tokens":%d,"stream":false,"debug_config":{"ignore_eos":true}}' \

@@ -1,6 +1,7 @@
 package dev.tandem.router.dispatch;
 
 import dev.tandem.api.JsonBytes;
+import dev.tandem.api.JsonInts;
 import dev.tandem.bench.micro.Timing;
 import dev.tandem.router.upstream.Cancellation;
 import io.netty.buffer.ByteBuf;
@@ -16,7 +17,7 @@ public final class DeltaMicro {
 
   private static ClientChunks chunks() {
     return new ClientChunks(new CompletionJob("cmpl-0123456789abcdef0123456789abcd",
-        1_796_000_000L, "tiny", new int[] {1}, null, null, 1, 64, true, false, null, 0.0, null,
+        1_796_000_000L, "tiny", new JsonInts(new int[] {1}), null, null, 1, 64, true, false, null, 0.0, null,
         new JsonObject(), new Cancellation()));
   }
 

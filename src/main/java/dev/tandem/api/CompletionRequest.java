@@ -92,8 +92,11 @@ public record CompletionRequest(String model, Prompt prompt, Integer maxTokens, 
       if (array.isEmpty()) {
         throw ApiError.invalid("prompt", "Invalid request prompt: it is empty");
       }
-      int[] ids = new int[array.size()];
       java.util.List<?> raw = array.getList(); // getValue wraps each element: costly per token id
+      if (raw instanceof JsonInts read) {
+        return Prompt.ofTokens(read.ids()); // read as plain non-negative ints (JsonTree)
+      }
+      int[] ids = new int[array.size()];
       for (int i = 0; i < ids.length; i++) {
         Object e = raw.get(i);
         if (!(e instanceof Integer)) {

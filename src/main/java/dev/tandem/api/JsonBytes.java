@@ -122,6 +122,11 @@ public final class JsonBytes {
     return bytes;
   }
 
+  /** A copy of what was written. */
+  public byte[] toBytes() {
+    return Arrays.copyOf(bytes, length);
+  }
+
   /** How many bytes were written. */
   public int length() {
     return length;
@@ -198,7 +203,8 @@ public final class JsonBytes {
       return false;
     }
     if (v instanceof JsonInts ints) {
-      return ints(ints.ids(), out);
+      ints(ints, out);
+      return true;
     }
     if (v instanceof JsonObject o) {
       return object(o.getMap(), out, depth);
@@ -252,16 +258,46 @@ public final class JsonBytes {
     return true;
   }
 
-  private static boolean ints(int[] ids, JsonBytes out) {
-    out.writeByte('[');
-    for (int i = 0; i < ids.length; i++) {
-      if (i > 0) {
-        out.writeByte(',');
-      }
-      writeLong(out, ids[i]);
+  /**
+   * Token ids: the bytes they were read from where they were kept (a prompt as the client wrote
+   * it), else written with one check for room for them all.
+   */
+  private static void ints(JsonInts ints, JsonBytes out) {
+    byte[] json = ints.json();
+    if (json != null) {
+      out.writeBytes(json);
+      return;
     }
-    out.writeByte(']');
-    return true;
+    int[] ids = ints.ids();
+    out.ensureWritable(2 + 11 * ids.length); // 10 digits and a comma each
+    byte[] b = out.bytes;
+    int at = out.length;
+    b[at++] = '[';
+    for (int k = 0; k < ids.length; k++) {
+      if (k > 0) {
+        b[at++] = ',';
+      }
+      int v = ids[k];
+      if (v < 0) { // never a token id; written as any number
+        out.length = at;
+        writeLong(out, v);
+        out.ensureWritable(1 + 11 * (ids.length - k));
+        b = out.bytes;
+        at = out.length;
+        continue;
+      }
+      int len = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10_000 ? 4 : v < 100_000 ? 5
+          : v < 1_000_000 ? 6 : v < 10_000_000 ? 7 : v < 100_000_000 ? 8
+          : v < 1_000_000_000 ? 9 : 10;
+      at += len;
+      int p = at;
+      do {
+        b[--p] = (byte) ('0' + v % 10);
+        v /= 10;
+      } while (v != 0);
+    }
+    b[at++] = ']';
+    out.length = at;
   }
 
   /** A quoted string with Jackson's escapes; false at a lone surrogate (Jackson refuses it). */

@@ -7,18 +7,36 @@ import java.util.RandomAccess;
  * Token ids as a JSON array value of a {@code JsonObject}: {@link JsonBytes} writes the ints
  * straight from the array, with no {@code Integer} per id; everything else (Jackson, Vert.x's
  * {@code copy}, {@code getJsonArray}) sees a read-only {@code List<Integer>}. Every engine body
- * holds its prompt's ids. The array is not copied: whoever passes it must not change it.
+ * holds its prompt's ids, and {@link JsonTree} reads a request's top-level arrays of plain
+ * non-negative integers (a prompt's ids) into one. The array is not copied: whoever passes it
+ * must not change it.
+ *
+ * <p>One read from a request keeps the bytes it was read from when they are exactly what
+ * {@link JsonBytes} (and Jackson) would write for it, so that the prompt goes to the engine as a
+ * copy of the client's bytes rather than written again digit by digit.
  */
 public final class JsonInts extends AbstractList<Integer> implements RandomAccess {
 
   private final int[] ids;
+  private final byte[] json;
 
   public JsonInts(int[] ids) {
-    this.ids = ids;
+    this(ids, null);
   }
 
-  int[] ids() {
+  /** @param json the array's JSON text as written compactly ({@code [1,2,3]}), or null */
+  JsonInts(int[] ids, byte[] json) {
+    this.ids = ids;
+    this.json = json;
+  }
+
+  public int[] ids() {
     return ids;
+  }
+
+  /** The array's compact JSON text when it was read from it, else null (never written to). */
+  byte[] json() {
+    return json;
   }
 
   @Override

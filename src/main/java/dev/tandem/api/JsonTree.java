@@ -5,6 +5,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,8 +13,9 @@ import java.util.Map;
 /**
  * JSON values built from bytes by {@link JsonScanner}'s reading, with Jackson's types: numbers
  * as its getNumberValue gives them (Integer where it fits, else Long; fractions as Double), nested
- * containers as Vert.x's codec holds them ({@link #object}: a JsonObject of Maps and Lists) or as
- * JsonObject and JsonArray all the way down ({@link #objectValue}, for engine chunks).
+ * containers as Vert.x's codec holds them ({@link #object}: a JsonObject of Maps and Lists, its
+ * top-level arrays of plain non-negative ints as {@link JsonInts}) or as JsonObject and JsonArray
+ * all the way down ({@link #objectValue}, for engine chunks).
  */
 public abstract class JsonTree extends JsonScanner {
 
@@ -84,6 +86,10 @@ public abstract class JsonTree extends JsonScanner {
         return raw ? m : new JsonObject(m);
       }
       case '[': {
+        JsonInts ints = raw && depth == 1 ? intArray() : null;
+        if (ints != null) {
+          return ints;
+        }
         i++;
         List<Object> a = new ArrayList<>();
         if (!emptyContainer(']')) {
@@ -105,6 +111,60 @@ public abstract class JsonTree extends JsonScanner {
       default:
         return number();
     }
+  }
+
+  /**
+   * The array at {@code i} when it holds only plain non-negative integers that fit an int (a
+   * prompt's token ids), read into one int array rather than an Integer per element; its bytes
+   * are kept when they are written as {@link JsonBytes} would write them (no white space). Null,
+   * with {@code i} where it was, for any other array (empty, a sign, a fraction, an exponent, a
+   * leading zero, a larger number, another value), which {@link #value} then reads as it reads
+   * any array.
+   */
+  private JsonInts intArray() {
+    byte[] b = this.b; // locals: the JIT keeps them in registers through the loop
+    int end = this.end;
+    int start = i;
+    int j = start + 1;
+    boolean compact = true;
+    int[] ids = new int[Math.min(1024, (end - j) / 2 + 1)];
+    int n = 0;
+    int c = j < end ? b[j] : -1;
+    while (true) {
+      while (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+        compact = false;
+        c = ++j < end ? b[j] : -1;
+      }
+      int from = j;
+      long v = 0;
+      for (int d = c - '0'; d >= 0 && d <= 9; d = c - '0') {
+        v = v * 10 + d; // wraps past 19 digits: refused below by the count of digits
+        c = ++j < end ? b[j] : -1;
+      }
+      int digits = j - from;
+      if (digits == 0 || digits > 10 || v > Integer.MAX_VALUE || (b[from] == '0' && digits > 1)) {
+        return null;
+      }
+      while (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+        compact = false;
+        c = ++j < end ? b[j] : -1;
+      }
+      if (n == ids.length) {
+        ids = Arrays.copyOf(ids, n * 2);
+      }
+      ids[n++] = (int) v;
+      if (c != ',') {
+        if (c != ']') {
+          return null;
+        }
+        j++;
+        break;
+      }
+      c = ++j < end ? b[j] : -1;
+    }
+    i = j;
+    return new JsonInts(n == ids.length ? ids : Arrays.copyOf(ids, n),
+        compact ? Arrays.copyOfRange(b, start, j) : null);
   }
 
   /**

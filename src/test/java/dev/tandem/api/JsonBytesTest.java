@@ -111,6 +111,31 @@ class JsonBytesTest {
     }
   }
 
+  /** Every digit count, in a list that grows the writer from empty, as the codec writes it. */
+  @Test
+  void longTokenIdListsAreWrittenAsTheCodecWritesThem() {
+    Random r = new Random(3);
+    int[] ids = new int[5000];
+    for (int i = 0; i < ids.length; i++) {
+      int digits = 1 + i % 10;
+      ids[i] = i % 97 == 0 ? -r.nextInt(Integer.MAX_VALUE)
+          : digits == 10 ? 1_000_000_000 + r.nextInt(1_147_483_647)
+          : (int) Math.pow(10, digits - 1) + r.nextInt(9 * (int) Math.pow(10, digits - 1));
+    }
+    assertSameAsCodec(new JsonObject().put("prompt", new JsonInts(ids)));
+  }
+
+  /** A prompt read with its bytes is written as those bytes: the same as writing its ids. */
+  @Test
+  void tokenIdsReadWithTheirBytesAreWrittenAsThoseBytes() {
+    String json = "{\"prompt\":[0,1,10,2147483647,999],\"n\":1}";
+    JsonObject read = FastJson.parseObject(io.vertx.core.buffer.Buffer.buffer(json));
+    JsonInts ids = (JsonInts) read.getMap().get("prompt");
+    assertNotNull(ids.json(), "compact bytes are kept");
+    assertEquals(json, fast(read));
+    assertSameAsCodec(read);
+  }
+
   @Test
   void doublesAreTheShortestDecimalThatReadsBackTheSameBits() {
     // JDK 17's Double.toString (Vert.x's codec) writes a digit too many here

@@ -164,6 +164,43 @@ class JsonTreeTest {
     }
   }
 
+  /**
+   * A top-level array of plain non-negative ints (a prompt) is one int array, with its bytes when
+   * they are compact; every other array is read as the codec reads it, and nested ones as Lists.
+   */
+  @Test
+  void topLevelIntArraysAreReadIntoOneIntArray() {
+    String[] ints = {"[3,4,5]", "[0]", "[0,10,2147483647]", "[ 1, 2 ]", "[1\n,2]", "[7 ]"};
+    for (String a : ints) {
+      String json = "{\"prompt\":" + a + ",\"n\":1}";
+      byte[] b = json.getBytes(StandardCharsets.US_ASCII);
+      JsonObject fast = JsonTree.object(b, 0, b.length);
+      assertNotNull(fast, json);
+      assertSame(codec(b), fast, json);
+      assertTrue(fast.getMap().get("prompt") instanceof JsonInts, json);
+      JsonInts read = (JsonInts) fast.getMap().get("prompt");
+      boolean compact = a.indexOf(' ') < 0 && a.indexOf('\n') < 0;
+      assertEquals(compact ? a : null, read.json() == null ? null
+          : new String(read.json(), StandardCharsets.US_ASCII), json);
+    }
+    String[] others = {"[]", "[-1]", "[1.0]", "[1e2]", "[2147483648]", "[12345678901]", "[1,\"a\"]",
+        "[[1]]", "[1,null]", "[true]", "[1,-2]", "[1,2.5]", "[{}]"};
+    for (String a : others) {
+      String json = "{\"prompt\":" + a + ",\"deep\":{\"ids\":[1,2]}}";
+      byte[] b = json.getBytes(StandardCharsets.US_ASCII);
+      JsonObject fast = JsonTree.object(b, 0, b.length);
+      assertNotNull(fast, json);
+      assertSame(codec(b), fast, json);
+      assertTrue(!(fast.getMap().get("prompt") instanceof JsonInts), json);
+      assertTrue(!(fast.getJsonObject("deep").getMap().get("ids") instanceof JsonInts),
+          "nested: " + json);
+    }
+    for (String a : new String[] {"[01]", "[1,]", "[1", "[1 2]", "[,1]"}) {
+      byte[] b = ("{\"prompt\":" + a + "}").getBytes(StandardCharsets.US_ASCII);
+      assertNull(JsonTree.object(b, 0, b.length), a + ": the codec refuses it");
+    }
+  }
+
   @Test
   void knownKeysAreSharedAndEveryOtherKeyIsReadAsItIs() {
     String json = "{\"model\":1,\"mo\\u0064el2\":2,\"mode\":3,\"models\":4,\"Model\":5,"

@@ -8,6 +8,7 @@ import static dev.tandem.config.RouterOptions.RETRY_AFTER_SECONDS;
 
 import dev.tandem.api.ApiError;
 import dev.tandem.api.CompletionRequest;
+import dev.tandem.api.JsonInts;
 import dev.tandem.bus.EngineStatus;
 import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.config.RouterOptions;
@@ -133,8 +134,12 @@ public final class CompletionService {
     if (seed != null) {
       engineFields.put("seed", seed);
     }
+    // The ids as the client's body held them (with their bytes, when JsonTree kept them), else
+    // the tokenizer's: engine bodies copy those bytes rather than write each id again.
+    JsonInts prompt = body.getMap().get("prompt") instanceof JsonInts read && read.ids() == tokens
+        ? read : new JsonInts(tokens);
     return new CompletionJob(RequestIds.next(), System.currentTimeMillis() / 1000,
-        r.model() != null ? r.model() : model.id(), tokens, echo, r.suffix(), r.n(), r.maxTokens(),
+        r.model() != null ? r.model() : model.id(), prompt, echo, r.suffix(), r.n(), r.maxTokens(),
         r.stream(), r.includeUsage(), r.logprobs(), r.temperature(), seed, engineFields,
         cancellation);
   }

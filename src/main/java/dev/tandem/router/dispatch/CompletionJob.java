@@ -1,5 +1,6 @@
 package dev.tandem.router.dispatch;
 
+import dev.tandem.api.JsonInts;
 import dev.tandem.router.upstream.Cancellation;
 import io.vertx.core.json.JsonObject;
 
@@ -13,6 +14,7 @@ import io.vertx.core.json.JsonObject;
  * @param requestId {@code cmpl-<32 hex>}, the id clients see and the base of engine request ids
  * @param created unix seconds, the same in every chunk
  * @param responseModel the {@code model} reported in answers
+ * @param prompt the prompt's token ids, as engine bodies write them ({@link #promptIds})
  * @param echoText the decoded prompt when {@code echo} was asked (the router echoes, engines never
  *     do, so a resumed choice cannot echo twice); null otherwise
  * @param suffix text appended to every choice after all finished (router-side for the same
@@ -23,10 +25,15 @@ import io.vertx.core.json.JsonObject;
  *     replay after a preempt reproduces the same text on a deterministic engine
  * @param cancellation fired when the client goes away or the request fails
  */
-public record CompletionJob(String requestId, long created, String responseModel, int[] promptIds,
+public record CompletionJob(String requestId, long created, String responseModel, JsonInts prompt,
     String echoText, String suffix, int n, Integer maxTokens, boolean stream, boolean includeUsage,
     Integer logprobs, double temperature, Long seed, JsonObject engineFields,
     Cancellation cancellation) {
+
+  /** The prompt's token ids (never written to). */
+  public int[] promptIds() {
+    return prompt.ids();
+  }
 
   public boolean greedy() {
     return temperature == 0.0;

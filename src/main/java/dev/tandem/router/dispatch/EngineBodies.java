@@ -58,7 +58,9 @@ public final class EngineBodies {
     JsonObject debug = debugConfig(passed.getJsonObject("debug_config"));
     String[] keys = requestTokenIds ? GENERATION_WITH_IDS : GENERATION;
     Object[] values = new Object[keys.length];
-    values[0] = new JsonInts(spec.promptIds()); // written without boxing each id
+    // the job's own prompt (its client bytes copied, where kept) unless this attempt continues it
+    values[0] = spec.promptIds() == a.job().promptIds() ? a.job().prompt()
+        : new JsonInts(spec.promptIds());
     values[1] = spec.n();
     values[2] = spec.maxTokens();
     values[3] = false;

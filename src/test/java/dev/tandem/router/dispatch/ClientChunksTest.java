@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.api.JsonBytes;
+import dev.tandem.api.JsonInts;
 import dev.tandem.router.policy.CacheAwarePolicy;
 import dev.tandem.router.policy.PdSplitPolicy;
 import dev.tandem.router.upstream.Cancellation;
@@ -15,7 +16,8 @@ import org.junit.jupiter.api.Test;
 class ClientChunksTest {
 
   private static ClientChunks chunks(String id, String model) {
-    return new ClientChunks(new CompletionJob(id, 1_796_000_000L, model, new int[] {1}, null, null,
+    return new ClientChunks(new CompletionJob(id, 1_796_000_000L, model,
+        new JsonInts(new int[] {1}), null, null,
         2, 8, true, false, null, 0.0, null, new JsonObject(), new Cancellation()));
   }
 
@@ -92,7 +94,8 @@ class ClientChunksTest {
   }
 
   private static ClientChunks streamChunks(String id, String model) {
-    return new ClientChunks(new CompletionJob(id, 1_796_000_000L, model, new int[] {1, 2, 3}, null,
+    return new ClientChunks(new CompletionJob(id, 1_796_000_000L, model,
+        new JsonInts(new int[] {1, 2, 3}), null,
         null, 1, 8, true, true, null, 0.0, null, new JsonObject(), new Cancellation()));
   }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.api.FastJson;
+import dev.tandem.api.JsonInts;
 import dev.tandem.router.upstream.Cancellation;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
@@ -15,8 +16,8 @@ import org.junit.jupiter.api.Test;
 class EngineBodiesTest {
 
   private static Attempt attempt(JsonObject engineFields) {
-    CompletionJob job = new CompletionJob("cmpl-1", 1L, "m", new int[] {3, 4, 5}, null, null, 1, 16,
-        true, true, null, 0.0, null, engineFields, new Cancellation());
+    CompletionJob job = new CompletionJob("cmpl-1", 1L, "m", new JsonInts(new int[] {3, 4, 5}),
+        null, null, 1, 16, true, true, null, 0.0, null, engineFields, new Cancellation());
     return new Attempt(job, AttemptSpec.initial(job), "cmpl-1-2", Set.of(), null,
         new AttemptResult());
   }
@@ -35,7 +36,10 @@ class EngineBodiesTest {
       for (boolean ids : new boolean[] {false, true}) {
         EngineBody gen = EngineBodies.generation(attempt(fields), ids);
         for (EngineBody body : new EngineBody[] {gen, EngineBodies.prepRecv(gen, 2),
-            EngineBodies.remoteSend(gen, 1, 2, "addr", 4), EngineBodies.startGenerate(gen, 2)}) {
+            EngineBodies.remoteSend(gen, 1, 2, "addr", 4), EngineBodies.startGenerate(gen, 2),
+            EngineBodies.prepRecv(gen, 2).with("end", 3),
+            EngineBodies.prepRecv(gen, 2).with("n", 2),
+            gen.with("user_note", "passed on, then the router's")}) {
           Buffer json;
           try {
             json = FastJson.toBuffer(body.toJson());
@@ -46,6 +50,23 @@ class EngineBodiesTest {
         }
       }
     }
+  }
+
+  /** A prompt read from the client with its bytes goes to every call as those bytes. */
+  @Test
+  void aPromptReadWithItsBytesIsWrittenAsThem() {
+    JsonObject client = FastJson.parseObject(Buffer.buffer("{\"prompt\":[3,4,5]}"));
+    JsonInts read = (JsonInts) client.getMap().get("prompt");
+    CompletionJob job = new CompletionJob("cmpl-1", 1L, "m", read, null, null, 1, 16, true, true,
+        null, 0.0, null, new JsonObject().put("seed", 1), new Cancellation());
+    Attempt a = new Attempt(job, AttemptSpec.initial(job), "cmpl-1-2", Set.of(), null,
+        new AttemptResult());
+    EngineBody gen = EngineBodies.generation(a, false);
+    assertTrue(gen.get("prompt") == read, "the job's prompt itself");
+    EngineBody copy = EngineBodies.generation(attempt(new JsonObject().put("seed", 1)), false);
+    assertEquals(copy.toBuffer(), gen.toBuffer());
+    assertEquals(EngineBodies.remoteSend(copy, 0, 3, "a", 1).toBuffer(),
+        EngineBodies.remoteSend(gen, 0, 3, "a", 1).toBuffer());
   }
 
   /** The router's fields win: a client field of the same name is not passed on, nor written twice. */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.api.JsonInts;
 import dev.tandem.router.upstream.Cancellation;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
@@ -18,8 +19,8 @@ class ResumePlannerTest {
   static final int[] PROMPT = {1, 2, 3};
 
   static CompletionJob job(double temperature, Long seed, Integer maxTokens, int n) {
-    return new CompletionJob("cmpl-x", 0, "m", PROMPT, null, null, n, maxTokens, true, false, null,
-        temperature, seed, new JsonObject(), new Cancellation());
+    return new CompletionJob("cmpl-x", 0, "m", new JsonInts(PROMPT), null, null, n, maxTokens,
+        true, false, null, temperature, seed, new JsonObject(), new Cancellation());
   }
 
   static AttemptResult.ChoiceOutcome preempted(int index, String text, int[] chunkIds, int[] outputIds) {
