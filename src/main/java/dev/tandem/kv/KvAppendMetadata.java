@@ -41,6 +41,40 @@ public final class KvAppendMetadata {
 
   /** The expanded slot list; IllegalArgumentException saying what is malformed. */
   public static int[] decode(String metadata) {
+    long[] runs = runs(metadata);
+    int[] slots = new int[count(runs)];
+    int at = 0;
+    for (int i = 0; i < runs[0]; i++) {
+      int start = (int) runs[1 + 2 * i];
+      int n = (int) runs[2 + 2 * i];
+      for (int j = 0; j < n; j++) {
+        slots[at++] = start + j;
+      }
+    }
+    return slots;
+  }
+
+  /**
+   * How many slots {@code metadata} names, checked as {@link #decode} checks it but not expanded
+   * (the router counts a window's slots per disaggregated request).
+   */
+  public static int slotCount(String metadata) {
+    return count(runs(metadata));
+  }
+
+  private static int count(long[] runs) {
+    long total = 0;
+    for (int i = 0; i < runs[0]; i++) {
+      total += runs[2 + 2 * i];
+    }
+    if (total > 1 << 26) {
+      throw new IllegalArgumentException("kv_append_metadata names " + total + " slots, too many");
+    }
+    return (int) total;
+  }
+
+  /** The integers {@code [k, start1, len1, ...]}, each run a valid slot range. */
+  private static long[] runs(String metadata) {
     if (metadata == null) {
       throw new IllegalArgumentException("kv_append_metadata is missing");
     }
@@ -62,14 +96,7 @@ public final class KvAppendMetadata {
     if (!json.startsWith("[") || !json.endsWith("]")) {
       throw new IllegalArgumentException("kv_append_metadata is not a JSON array: " + abbreviate(json));
     }
-    String body = json.substring(1, json.length() - 1).trim();
-    long[] values;
-    try {
-      values = body.isEmpty() ? new long[0]
-          : java.util.Arrays.stream(body.split(",")).map(String::trim).mapToLong(Long::parseLong).toArray();
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("kv_append_metadata holds a non-integer: " + abbreviate(json));
-    }
+    long[] values = integers(json);
     if (values.length == 0) {
       throw new IllegalArgumentException("kv_append_metadata is an empty array");
     }
@@ -79,7 +106,6 @@ public final class KvAppendMetadata {
           + " integers, expected 2k+1 = " + (2 * k + 1) + " for k = " + k
           + " runs (several model groups are not supported)");
     }
-    long total = 0;
     for (int i = 0; i < k; i++) {
       long start = values[1 + 2 * i];
       long n = values[2 + 2 * i];
@@ -87,21 +113,38 @@ public final class KvAppendMetadata {
         throw new IllegalArgumentException("kv_append_metadata run " + i + " [" + start + ", +" + n
             + ") is not a valid slot range");
       }
-      total += n;
     }
-    if (total > 1 << 26) {
-      throw new IllegalArgumentException("kv_append_metadata names " + total + " slots, too many");
+    return values;
+  }
+
+  /** The comma-separated integers between the brackets of {@code json} (white space allowed). */
+  private static long[] integers(String json) {
+    String body = json.substring(1, json.length() - 1).trim();
+    if (body.isEmpty()) {
+      return new long[0];
     }
-    int[] slots = new int[(int) total];
-    int at = 0;
-    for (int i = 0; i < k; i++) {
-      int start = (int) values[1 + 2 * i];
-      int n = (int) values[2 + 2 * i];
-      for (int j = 0; j < n; j++) {
-        slots[at++] = start + j;
+    long[] values = new long[8];
+    int n = 0;
+    int from = 0;
+    while (true) {
+      int comma = body.indexOf(',', from);
+      String item = (comma < 0 ? body.substring(from) : body.substring(from, comma)).trim();
+      long v;
+      try {
+        v = Long.parseLong(item);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("kv_append_metadata holds a non-integer: "
+            + abbreviate(json));
       }
+      if (n == values.length) {
+        values = java.util.Arrays.copyOf(values, n * 2);
+      }
+      values[n++] = v;
+      if (comma < 0) {
+        return java.util.Arrays.copyOf(values, n);
+      }
+      from = comma + 1;
     }
-    return slots;
   }
 
   private static String abbreviate(String s) {

@@ -40,6 +40,27 @@ class KvAppendMetadataTest {
     assertThrows(IllegalArgumentException.class, () -> KvAppendMetadata.decode(negative));
   }
 
+  /** The router's count: decode's length, with decode's refusals, for well-formed and malformed. */
+  @Test
+  void slotCountIsDecodesLengthAndRefusesWhatItRefuses() {
+    java.util.Base64.Encoder b64 = java.util.Base64.getEncoder();
+    for (int[] slots : new int[][] {{}, {4}, {5, 6, 7, 32, 33, 100}, range(1000, 4096)}) {
+      assertEquals(slots.length, KvAppendMetadata.slotCount(KvAppendMetadata.encode(slots)));
+    }
+    String spaced = b64.encodeToString(withLength(" [ 2 , 80 , 3 ,7, 2 ] "));
+    assertEquals(5, KvAppendMetadata.slotCount(spaced));
+    for (String bad : new String[] {"not base64!", "AAAA", "CgAAAAAAAABbMF0=",
+        b64.encodeToString(withLength("[2,80,100]")), b64.encodeToString(withLength("[1,-5,3]")),
+        b64.encodeToString(withLength("[1,5,x]")), b64.encodeToString(withLength("[1,5,,3]")),
+        b64.encodeToString(withLength("[]")), b64.encodeToString(withLength("{1}"))}) {
+      IllegalArgumentException count = assertThrows(IllegalArgumentException.class,
+          () -> KvAppendMetadata.slotCount(bad), bad);
+      IllegalArgumentException decode = assertThrows(IllegalArgumentException.class,
+          () -> KvAppendMetadata.decode(bad), bad);
+      assertEquals(decode.getMessage(), count.getMessage());
+    }
+  }
+
   private static byte[] withLength(String json) {
     byte[] b = json.getBytes();
     return java.nio.ByteBuffer.allocate(8 + b.length).order(java.nio.ByteOrder.LITTLE_ENDIAN)

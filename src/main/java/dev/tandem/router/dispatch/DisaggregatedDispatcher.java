@@ -170,7 +170,7 @@ public final class DisaggregatedDispatcher implements Dispatcher {
   /** Null when {@code metadata} names exactly {@code expected} slots, else what is wrong. */
   private static String checkSlots(String metadata, int expected) {
     try {
-      int slots = KvAppendMetadata.decode(metadata).length;
+      int slots = KvAppendMetadata.slotCount(metadata);
       return slots == expected ? null
           : "names " + slots + " slots for a window of " + expected + " tokens";
     } catch (IllegalArgumentException e) {

@@ -15,6 +15,10 @@ import java.util.Map;
  * {@link #toBuffer} writes it straight as JSON bytes (every request has at least one engine body:
  * a JsonObject copied, filled and then encoded was two passes over it); {@link #toJson} is the
  * same body as a JsonObject, same keys in the same order.
+ *
+ * <p>A body made by adding fields to another ({@code base}) is written as the base's bytes, kept
+ * once written, with the added fields after them: disaggregation's three MicroServing calls carry
+ * the same generation body, prompt and all, and it is written once per attempt, not three times.
  */
 final class EngineBody {
 
@@ -26,15 +30,24 @@ final class EngineBody {
   private final JsonObject passed;
   private final String[] keys;
   private final Object[] values;
+  /** The body whose fields are this one's first {@code base.keys.length} router fields, or null. */
+  private final EngineBody base;
+  /** Its bytes, once a body made from it needed them; null before, or if Jackson writes it. */
+  private byte[] written;
 
   /**
    * @param passed the client's fields for the engine (never written to)
    * @param keys the router's fields, distinct names
    */
   EngineBody(JsonObject passed, String[] keys, Object[] values) {
+    this(passed, keys, values, null);
+  }
+
+  private EngineBody(JsonObject passed, String[] keys, Object[] values, EngineBody base) {
     this.passed = passed;
     this.keys = keys;
     this.values = values;
+    this.base = base;
   }
 
   /** This body with the router's field {@code key} set to {@code value} (replaced if set). */
@@ -43,14 +56,16 @@ final class EngineBody {
       if (keys[i].equals(key)) {
         Object[] v = values.clone();
         v[i] = value;
-        return new EngineBody(passed, keys, v);
+        return new EngineBody(passed, keys, v, base != null && i >= base.keys.length ? base : null);
       }
     }
     String[] k = Arrays.copyOf(keys, keys.length + 1);
     Object[] v = Arrays.copyOf(values, values.length + 1);
     k[keys.length] = key;
     v[values.length] = value;
-    return new EngineBody(passed, k, v);
+    // a passed-on field of this name is in the base's bytes: the whole body is written then
+    EngineBody from = base != null ? base : this;
+    return new EngineBody(passed, k, v, passed.containsKey(key) ? null : from);
   }
 
   /** The value of the router's field {@code key}, or null. */
@@ -87,7 +102,33 @@ final class EngineBody {
 
   /** The body's JSON bytes, as {@link FastJson} encodes {@link #toJson()}. */
   Buffer toBuffer() {
-    JsonBytes w = JsonBytes.threadWriter().raw(OPEN);
+    byte[] head = base == null ? null : base.written();
+    if (head == null) {
+      JsonBytes whole = write(JsonBytes.threadWriter());
+      // null: a value only the codec writes
+      return whole != null ? whole.toBuffer() : FastJson.toBuffer(toJson());
+    }
+    JsonBytes w = JsonBytes.threadWriter().raw(head, 0, head.length - 1); // without its '}'
+    for (int i = base.keys.length; i < keys.length; i++) {
+      if (!w.raw(COMMA).value(keys[i]) || !w.raw(COLON).value(values[i])) {
+        return FastJson.toBuffer(toJson());
+      }
+    }
+    return w.raw(CLOSE).toBuffer();
+  }
+
+  /** This body's bytes, written once; null where Jackson must write it. */
+  private byte[] written() {
+    if (written == null) {
+      JsonBytes w = write(JsonBytes.threadWriter());
+      written = w == null ? null : w.toBytes();
+    }
+    return written;
+  }
+
+  /** The whole body into {@code w}; null where a value only the codec writes. */
+  private JsonBytes write(JsonBytes w) {
+    w.raw(OPEN);
     boolean first = true;
     for (Map.Entry<String, Object> e : passed.getMap().entrySet()) {
       if (!routerKey(e.getKey())) {
@@ -96,7 +137,7 @@ final class EngineBody {
         }
         first = false;
         if (!w.value(e.getKey()) || !w.raw(COLON).value(e.getValue())) {
-          return FastJson.toBuffer(toJson()); // a value only the codec writes
+          return null;
         }
       }
     }
@@ -106,9 +147,9 @@ final class EngineBody {
       }
       first = false;
       if (!w.value(keys[i]) || !w.raw(COLON).value(values[i])) {
-        return FastJson.toBuffer(toJson());
+        return null;
       }
     }
-    return w.raw(CLOSE).toBuffer();
+    return w.raw(CLOSE);
   }
 }
