@@ -57,6 +57,23 @@ tb_wrk_bodies() { # dir prompt-len output-len
     "$ids" "$3" >"$1/body-plain.json"
 }
 
+# Compiles bench/micro sources (relative to bench/micro) against a tandem jar (TANDEM_JAR, else
+# target/tandem.jar) and runs a main class with the remaining arguments (after --).
+tb_run_micro() { # main-class source... -- args...
+  local main="$1" work jar srcs=()
+  shift
+  while [[ $# -gt 0 && "$1" != "--" ]]; do srcs+=("$TB_ROOT/bench/micro/$1"); shift; done
+  [[ $# -gt 0 ]] && shift
+  tb_ensure_jar
+  jar="${TANDEM_JAR:-$TB_ROOT/target/tandem.jar}"
+  work=$(mktemp -d /tmp/tandem-micro.XXXXXX)
+  javac -d "$work" -cp "$jar" "${srcs[@]}" || { rm -rf "$work"; return 1; }
+  local rc=0
+  java -Xmx512m -Dai.djl.offline=true -cp "$work:$jar" "$main" "$@" || rc=$?
+  rm -rf "$work"
+  return $rc
+}
+
 # A free loopback TCP port, distinct from the ones this script already took.
 tb_free_port() {
   local p i

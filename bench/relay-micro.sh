@@ -8,9 +8,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib-serving.sh"
-tb_ensure_jar
-WORK=$(mktemp -d /tmp/tandem-relay-micro.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
-jar="$TB_ROOT/target/tandem.jar"
-javac -d "$WORK" -cp "$jar" $(find "$here/micro" -name '*.java')
-java -Xmx512m -Dai.djl.offline=true -cp "$WORK:$jar" dev.tandem.bench.micro.RelayMicro "$@"
+cd "$here/micro"
+# shellcheck disable=SC2046
+TANDEM_JAR="$TB_ROOT/target/tandem.jar" tb_run_micro dev.tandem.bench.micro.RelayMicro \
+  $(find . -name '*.java') -- "$@"

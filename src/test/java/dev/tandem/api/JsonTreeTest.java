@@ -173,10 +173,7 @@ class JsonTreeTest {
     String[] ints = {"[3,4,5]", "[0]", "[0,10,2147483647]", "[ 1, 2 ]", "[1\n,2]", "[7 ]"};
     for (String a : ints) {
       String json = "{\"prompt\":" + a + ",\"n\":1}";
-      byte[] b = json.getBytes(StandardCharsets.US_ASCII);
-      JsonObject fast = JsonTree.object(b, 0, b.length);
-      assertNotNull(fast, json);
-      assertSame(codec(b), fast, json);
+      JsonObject fast = readAsTheCodec(json);
       assertTrue(fast.getMap().get("prompt") instanceof JsonInts, json);
       JsonInts read = (JsonInts) fast.getMap().get("prompt");
       boolean compact = a.indexOf(' ') < 0 && a.indexOf('\n') < 0;
@@ -187,10 +184,7 @@ class JsonTreeTest {
         "[[1]]", "[1,null]", "[true]", "[1,-2]", "[1,2.5]", "[{}]"};
     for (String a : others) {
       String json = "{\"prompt\":" + a + ",\"deep\":{\"ids\":[1,2]}}";
-      byte[] b = json.getBytes(StandardCharsets.US_ASCII);
-      JsonObject fast = JsonTree.object(b, 0, b.length);
-      assertNotNull(fast, json);
-      assertSame(codec(b), fast, json);
+      JsonObject fast = readAsTheCodec(json);
       assertTrue(!(fast.getMap().get("prompt") instanceof JsonInts), json);
       assertTrue(!(fast.getJsonObject("deep").getMap().get("ids") instanceof JsonInts),
           "nested: " + json);
@@ -199,6 +193,15 @@ class JsonTreeTest {
       byte[] b = ("{\"prompt\":" + a + "}").getBytes(StandardCharsets.US_ASCII);
       assertNull(JsonTree.object(b, 0, b.length), a + ": the codec refuses it");
     }
+  }
+
+  /** {@code json} read by JsonTree: read, and the same tree as the codec's. */
+  private static JsonObject readAsTheCodec(String json) {
+    byte[] b = json.getBytes(StandardCharsets.US_ASCII);
+    JsonObject fast = JsonTree.object(b, 0, b.length);
+    assertNotNull(fast, json);
+    assertSame(codec(b), fast, json);
+    return fast;
   }
 
   @Test
