@@ -65,24 +65,54 @@ final class CompletionsHandler implements Handler<RoutingContext> {
       RouterApi.tooLarge(response, maxBodyBytes);
       return;
     }
-    Buffer body = Buffer.buffer(declared > 0 ? (int) declared : 512);
-    boolean[] tooLarge = {false};
-    request.handler(data -> {
-      if (tooLarge[0]) {
-        return;
-      }
-      if (body.length() + data.length() > maxBodyBytes) {
-        tooLarge[0] = true;
-        RouterApi.tooLarge(response, maxBodyBytes);
-        return;
-      }
-      body.appendBuffer(data);
-    });
+    BodyReader body = new BodyReader(response, maxBodyBytes);
+    request.handler(body);
     request.endHandler(v -> {
-      if (!tooLarge[0]) {
-        serve(response, key, body);
+      if (!body.tooLarge) {
+        serve(response, key, body.whole);
       }
     });
+  }
+
+  /**
+   * The request body up to the limit (a 413 and nothing kept beyond it). Vert.x hands each
+   * chunk over as a heap copy of its own, so a body that came in one chunk (nearly all of them)
+   * is kept as it is rather than copied again; a second chunk starts a buffer of our own.
+   */
+  private static final class BodyReader implements Handler<Buffer> {
+    private final HttpServerResponse response;
+    private final int maxBodyBytes;
+    private Buffer whole;
+    /** Whether {@link #whole} is a buffer of ours (once a second chunk came), not Vert.x's. */
+    private boolean owned;
+    private boolean tooLarge;
+
+    BodyReader(HttpServerResponse response, int maxBodyBytes) {
+      this.response = response;
+      this.maxBodyBytes = maxBodyBytes;
+    }
+
+    @Override
+    public void handle(Buffer data) {
+      if (tooLarge) {
+        return;
+      }
+      int have = whole == null ? 0 : whole.length();
+      if (have + data.length() > maxBodyBytes) {
+        tooLarge = true;
+        whole = null;
+        RouterApi.tooLarge(response, maxBodyBytes);
+      } else if (whole == null) {
+        whole = data;
+        owned = false;
+      } else {
+        if (!owned) { // never write into the buffer Vert.x handed over
+          whole = Buffer.buffer(Math.max(2 * have, have + data.length())).appendBuffer(whole);
+          owned = true;
+        }
+        whole.appendBuffer(data);
+      }
+    }
   }
 
   private static long contentLength(String header) {

@@ -125,6 +125,8 @@ class RequestBodyRouterTest {
     assertEquals(200, send(HttpMethod.POST, "/v1/completions", completion(LIMIT - 200), true).status(),
         "a streamed body under the limit is served");
     assertEquals(1, engine.generations().size(), "only the request under the limit reached the engine");
+    // its chunks (500 characters each) were joined in order: the fields around them survived
+    assertEquals(2, engine.generations().get(0).getInteger("max_tokens"));
   }
 
   @Test
