@@ -14,6 +14,8 @@ public final class ErrorResponses {
   private static final Logger LOG = LoggerFactory.getLogger(ErrorResponses.class);
   /** What a client that left is counted as (nginx's "client closed request"). */
   public static final int CLIENT_GONE = 499;
+  /** {@code application/json} as Netty's ASCII string: the header encoder copies it as bytes. */
+  public static final CharSequence APPLICATION_JSON = HttpHeaders.createOptimized("application/json");
 
   private ErrorResponses() {}
 
@@ -32,7 +34,7 @@ public final class ErrorResponses {
       response.reset();
       return error.status();
     }
-    response.setStatusCode(error.status()).putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
+    response.setStatusCode(error.status()).putHeader(HttpHeaders.CONTENT_TYPE, APPLICATION_JSON);
     if (error.retryAfterSeconds() > 0) {
       response.putHeader(HttpHeaders.RETRY_AFTER, Integer.toString(error.retryAfterSeconds()));
     }

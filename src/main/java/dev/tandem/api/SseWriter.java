@@ -24,6 +24,11 @@ public final class SseWriter {
   /** What ends every event: the blank line. */
   public static final String EVENT_END = "\n\n";
   private static final String DONE = DATA + "[DONE]" + EVENT_END;
+  // The head's values as Netty's ASCII strings: the encoder copies their bytes as they are
+  // instead of converting each char (1.6% of the router's event loop went to header encoding).
+  private static final CharSequence EVENT_STREAM =
+      HttpHeaders.createOptimized("text/event-stream; charset=utf-8");
+  private static final CharSequence NO_CACHE = HttpHeaders.createOptimized("no-cache");
 
   private final HttpServerResponse response;
   private boolean ended;
@@ -60,8 +65,8 @@ public final class SseWriter {
   public SseWriter start() {
     if (!response.headWritten()) {
       response.setStatusCode(200).setChunked(true)
-          .putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream; charset=utf-8")
-          .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
+          .putHeader(HttpHeaders.CONTENT_TYPE, EVENT_STREAM)
+          .putHeader(HttpHeaders.CACHE_CONTROL, NO_CACHE);
     }
     return this;
   }
@@ -106,8 +111,8 @@ public final class SseWriter {
     tail.appendString(DONE);
     if (!response.headWritten()) {
       response.setStatusCode(200)
-          .putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream; charset=utf-8")
-          .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
+          .putHeader(HttpHeaders.CONTENT_TYPE, EVENT_STREAM)
+          .putHeader(HttpHeaders.CACHE_CONTROL, NO_CACHE);
     }
     return response.end(tail);
   }

@@ -18,7 +18,7 @@ final class JsonOutput implements WholeAnswerOutput {
   @Override
   public void complete(AnswerEnd end) {
     if (!response.closed() && !response.ended()) {
-      response.setStatusCode(200).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+      response.setStatusCode(200).putHeader(HttpHeaders.CONTENT_TYPE, ErrorResponses.APPLICATION_JSON)
           .end(FastJson.toBuffer(end.toJson()));
     }
   }
