@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class EngineEntry {
 
   final AtomicInteger inFlight = new AtomicInteger();
-  EngineStatus status;
+  /** Written under the registry's lock, read without it by {@link EngineRegistry#status}. */
+  volatile EngineStatus status;
   LoadReport load;
   /** The report's running/waiting/KV gauges; null when it had no queue gauges (MLC engines). */
   LoadGauges gauges;

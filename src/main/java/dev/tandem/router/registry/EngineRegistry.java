@@ -26,15 +26,19 @@ import org.slf4j.LoggerFactory;
  * in-flight counts; a report older than {@link LoadReport#STALE_AFTER_PERIODS} of its periods is
  * ignored. Owned by the router verticle, whose context applies the fleet's events, and read by
  * every one of the router's event loops: each method holds the registry's lock (a request takes
- * it twice, for one snapshot and one lease); the in-flight counters are atomic, since a lease is
- * released without it. The process-gone listeners run under the lock, so they must not call back
- * into the registry.
+ * it once, for its snapshot), except the two lookups of a request's chosen engine, {@link #status}
+ * and {@link #lease}, which read an immutable copy of the id table (republished when an engine is
+ * added or removed) and the entry's volatile status; the in-flight counters are atomic, since a
+ * lease is released without the lock. The process-gone listeners run under the lock, so they must
+ * not call back into the registry.
  */
 public final class EngineRegistry {
 
   private static final Logger LOG = LoggerFactory.getLogger(EngineRegistry.class);
 
   private final Map<Integer, EngineEntry> entries = new TreeMap<>();
+  /** {@link #entries} as of its last added or removed engine, for the lock-free lookups. */
+  private volatile Map<Integer, EngineEntry> byId = Map.of();
   private final LongSupplier clockMillis;
   private IntConsumer processGone = id -> { };
 
@@ -63,6 +67,7 @@ public final class EngineRegistry {
     }
     if (entry == null) {
       entries.put(status.id(), new EngineEntry(status));
+      byId = Map.copyOf(entries);
       LOG.info("engine {} ({}, {}) is {}", status.id(), status.role(), status.url(), status.state());
       return;
     }
@@ -97,16 +102,16 @@ public final class EngineRegistry {
   }
 
   /** Takes one in-flight unit of engine {@code id}; the caller must release it however it ends. */
-  public synchronized InFlightLease lease(int id) {
-    EngineEntry entry = entries.get(id);
+  public InFlightLease lease(int id) {
+    EngineEntry entry = byId.get(id);
     if (entry == null) {
       throw new NoSuchElementException("no engine " + id);
     }
     return new InFlightLease(id, entry.inFlight);
   }
 
-  public synchronized Optional<EngineStatus> status(int id) {
-    EngineEntry entry = entries.get(id);
+  public Optional<EngineStatus> status(int id) {
+    EngineEntry entry = byId.get(id);
     return entry == null ? Optional.empty() : Optional.of(entry.status);
   }
 
@@ -147,7 +152,11 @@ public final class EngineRegistry {
 
   /** Forgets engine {@code id} (removed from the fleet); false if unknown. */
   public synchronized boolean remove(int id) {
-    return entries.remove(id) != null;
+    if (entries.remove(id) == null) {
+      return false;
+    }
+    byId = Map.copyOf(entries);
+    return true;
   }
 
   private boolean setDrained(int id, boolean drained) {
