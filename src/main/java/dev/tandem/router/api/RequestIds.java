@@ -1,16 +1,26 @@
 package dev.tandem.router.api;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.SecureRandom;
 
 /**
  * Request ids as MLC and OpenAI make them: {@code cmpl-} and 32 lowercase hex digits, 128 bits
- * from {@link SecureRandom}, so ids stay unguessable and unique across routers. The random bytes
- * are drawn a batch at a time per thread: one {@code nextBytes} call (a lock, and a read of the
- * OS's generator) per 512 ids (8 KiB per thread) instead of one per request, and no lock shared between event loops.
+ * from the OS's cryptographic generator, so ids stay unguessable and unique across routers. The
+ * random bytes are drawn a batch at a time per thread: one read of {@code /dev/urandom} (which
+ * never blocks) per 512 ids (8 KiB per thread), and no lock shared between event loops. Where
+ * there is no {@code /dev/urandom}, {@link SecureRandom} fills the batch; it is not used
+ * otherwise because its Linux default reads the OS in 32-byte pieces and mixes in SHA1PRNG's
+ * output: 256 system calls and 8 KiB of SHA-1 per batch, 0.3% of the router's event loop.
  */
 public final class RequestIds {
 
+  private static final Path URANDOM = Path.of("/dev/urandom");
+  private static final boolean HAS_URANDOM = Files.isReadable(URANDOM);
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final int ID_BYTES = 16;
   private static final int BATCH = 512;
@@ -23,7 +33,7 @@ public final class RequestIds {
   public static String next() {
     Batch batch = BATCHES.get();
     if (batch.used == batch.random.length) {
-      RANDOM.nextBytes(batch.random);
+      fill(batch.random);
       batch.used = 0;
     }
     byte[] out = new byte[PREFIX.length + 2 * ID_BYTES];
@@ -35,6 +45,20 @@ public final class RequestIds {
     }
     batch.used += ID_BYTES;
     return new String(out, StandardCharsets.ISO_8859_1);
+  }
+
+  private static void fill(byte[] random) {
+    if (!HAS_URANDOM) {
+      RANDOM.nextBytes(random);
+      return;
+    }
+    try (InputStream in = Files.newInputStream(URANDOM)) {
+      if (in.readNBytes(random, 0, random.length) != random.length) {
+        throw new IOException("short read from " + URANDOM);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** A thread's unused random bytes: {@code random[used..]}. */
