@@ -36,7 +36,9 @@
 # ZERO_FLOOR (1: `tandem bench relay-floor` joins as setup "floor": the router's transport, a
 # Vert.x HttpServer and keep-alive Netty connections, relaying bytes unchanged with none of the
 # router's work, so that what the frameworks cost and what Tandem's own steps cost stand apart;
-# 0 leaves it out), ZERO_TOKEN_GAP_MS (0: the engines write each answer at once; N: one token
+# 0 leaves it out), ZERO_NETTY_FLOOR (0: 1 adds setup "nettyfloor", `tandem bench relay-floor
+# --server netty`: the same relay on a bare Netty pipeline instead of Vert.x's HttpServer, so
+# that what Vert.x's server costs beside Netty alone shows), ZERO_TOKEN_GAP_MS (0: the engines write each answer at once; N: one token
 # every N ms, each in its own write, so every proxy relays tokens one read at a time as it does
 # in service; for the cost per token in that shape, not for throughput; its warm-up defaults
 # to 30 s).
@@ -186,6 +188,15 @@ run_zero_pass() {
     floor_pid=$TB_LAST_PID
     tb_wait_http "http://127.0.0.1:$floor_port/v1/models" 60 "$floor_pid" "$WORK/floor.log"
   fi
+  local nettyfloor_pid="" nettyfloor_port=""
+  if [[ "${ZERO_NETTY_FLOOR:-0}" != 0 ]]; then
+    nettyfloor_port=$(tb_free_port)
+    tb_log "[zero] starting the Netty relay floor (the same relay without Vert.x's server) on port $nettyfloor_port"
+    TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" tb_start "$WORK/nettyfloor.log" "$TB_TANDEM" bench relay-floor \
+      --server netty --port "$nettyfloor_port" --upstream-port "$engine_port"
+    nettyfloor_pid=$TB_LAST_PID
+    tb_wait_http "http://127.0.0.1:$nettyfloor_port/v1/models" 60 "$nettyfloor_pid" "$WORK/nettyfloor.log"
+  fi
 
   declare -A url=(
     [direct]="http://127.0.0.1:$engine_port"
@@ -194,11 +205,13 @@ run_zero_pass() {
     [baseline]="http://127.0.0.1:$baseline_port"
     [disagg]="http://127.0.0.1:$disagg_port"
     [floor]="http://127.0.0.1:$floor_port"
+    [nettyfloor]="http://127.0.0.1:$nettyfloor_port"
   )
   local setups=(direct tandem nginx)
   [[ -n "$baseline_pid" ]] && setups+=(baseline)
   [[ -n "$disagg_pid" ]] && setups+=(disagg)
   [[ -n "$floor_pid" ]] && setups+=(floor)
+  [[ -n "$nettyfloor_pid" ]] && setups+=(nettyfloor)
   local n_setups=${#setups[@]}
   tb_wrk_bodies "$WORK" "$PROMPT_LEN" "$OUTPUT_LEN"
   for s in "${setups[@]}"; do
@@ -237,6 +250,7 @@ run_zero_pass() {
               baseline) proxy_pids=("$baseline_pid") ;;
               disagg) proxy_pids=("$disagg_pid") ;;
               floor) proxy_pids=("$floor_pid") ;;
+              nettyfloor) proxy_pids=("$nettyfloor_pid") ;;
               nginx) proxy_pids=("$nginx_pid" $(pgrep -P "$nginx_pid" || true)) ;;
             esac
             cpu0=$(tb_cpu_ms "${proxy_pids[@]}"); sys0=$(tb_sys_ms "${proxy_pids[@]}")
@@ -269,7 +283,7 @@ run_zero_pass() {
     fi
     echo "# $OUTPUT_LEN output tokens; ${ZERO_SECONDS} s per run, $ROUNDS rounds, setups rotated per round; clients: ${clients[*]} (wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'), $WRK_THREADS thread)"
     echo "# load average (1 min) before: $load_before, after: $(tb_load); router JVM options: $ROUTER_JAVA_OPTS ${ROUTER_EXTRA_ARGS:-}"
-    awk -v setups="direct nginx ${baseline_pid:+baseline }tandem${disagg_pid:+ disagg}${floor_pid:+ floor}" -f "$here/summarize-zero.awk" "$OUT/zero-runs.tsv"
+    awk -v setups="direct nginx ${baseline_pid:+baseline }tandem${disagg_pid:+ disagg}${floor_pid:+ floor}${nettyfloor_pid:+ nettyfloor}" -f "$here/summarize-zero.awk" "$OUT/zero-runs.tsv"
     echo "$note"
   } | tee "$OUT/zero-summary.txt"
 }

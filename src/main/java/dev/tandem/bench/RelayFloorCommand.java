@@ -3,13 +3,15 @@ package dev.tandem.bench;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.internal.VertxInternal;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * {@code tandem bench relay-floor}: serves {@link RelayFloorServer} until stopped, one instance
- * per event loop, on the native transport where it loads (as the router's default).
+ * per event loop, on the native transport where it loads (as the router's default); with
+ * {@code --server netty}, {@link NettyRelayFloor} instead: the same relay on Netty alone.
  */
 @Command(name = "relay-floor", mixinStandardHelpOptions = true,
     description = "The router's transport with none of its work (bytes relayed unchanged to one"
@@ -29,10 +31,25 @@ public final class RelayFloorCommand implements Callable<Integer> {
       + " Default ${DEFAULT-VALUE}")
   int loops;
 
+  @Option(names = "--server", defaultValue = "vertx", description = "vertx: a Vert.x HttpServer"
+      + " in front, as the router; netty: a bare Netty pipeline. Default ${DEFAULT-VALUE}")
+  String server;
+
   @Override
   public Integer call() throws Exception {
     int n = loops > 0 ? loops : Runtime.getRuntime().availableProcessors();
+    if (!server.equals("vertx") && !server.equals("netty")) {
+      System.err.println("--server must be vertx or netty, not '" + server + "'");
+      return 2;
+    }
     Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true).setEventLoopPoolSize(n));
+    if (server.equals("netty")) {
+      String transport = new NettyRelayFloor((VertxInternal) vertx, host, port, upstreamPort).start();
+      System.err.println("netty relay floor on " + host + ":" + port + " -> " + host + ":"
+          + upstreamPort + " (" + n + " event loop" + (n == 1 ? "" : "s") + ", " + transport + ")");
+      UntilStopped.await(vertx);
+      return 0;
+    }
     vertx.deployVerticle(() -> new RelayFloorServer(host, port, upstreamPort),
         new DeploymentOptions().setInstances(n)).toCompletionStage().toCompletableFuture().get();
     System.err.println("relay floor on " + host + ":" + port + " -> " + host + ":" + upstreamPort
