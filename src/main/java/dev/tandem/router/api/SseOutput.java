@@ -6,7 +6,6 @@ import dev.tandem.router.dispatch.ClientChunk;
 import dev.tandem.router.dispatch.ClientOutput;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -19,8 +18,10 @@ import io.vertx.core.internal.buffer.BufferInternal;
  * the event loop's pending bytes ({@link LoopPending}, a heap writer: {@link ClientChunk#appendSse})
  * and written together once the event loop has handled what it read — so every delta decoded
  * from one engine read goes out in one write and one flush, not one per chunk. A write copies
- * them once into direct memory from Netty's pool, which the socket takes as it is and which goes
- * back to the pool once written or dropped. The usage chunk (if asked for) and {@code [DONE]} end
+ * them once into direct memory from Netty's default pool (the one its channels use: on Netty 4.2
+ * the adaptive allocator, whose thread-local magazines cost less per buffer than the classic
+ * pooled allocator's shared pinned-memory counter), which the socket takes as it is and which
+ * goes back to the pool once written or dropped. The usage chunk (if asked for) and {@code [DONE]} end
  * the stream in the same write as whatever is still pending: when the engine's whole answer
  * arrived in one read, the client's whole answer is one write (a response of known length). A
  * failure after the first chunk is an error event without {@code [DONE]}, after the pending
@@ -45,7 +46,7 @@ final class SseOutput implements ClientOutput {
   private boolean full;
 
   SseOutput(HttpServerResponse response, boolean includeUsage) {
-    this(response, includeUsage, PooledByteBufAllocator.DEFAULT);
+    this(response, includeUsage, ByteBufAllocator.DEFAULT);
   }
 
   /** @param pool where the buffers written come from (a test counts what it gets back) */
