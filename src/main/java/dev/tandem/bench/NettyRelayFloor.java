@@ -49,6 +49,7 @@ public final class NettyRelayFloor {
   private final int upstreamPort;
   private final EventLoopGroup group;
   private final Transport transport;
+  private Channel server;
   /** Each event loop's idle upstream connections. */
   private final FastThreadLocal<ArrayDeque<Upstream>> idle = new FastThreadLocal<>() {
     @Override
@@ -69,9 +70,9 @@ public final class NettyRelayFloor {
     this.transport = vertx.transport();
   }
 
-  /** Binds the server; the transport it runs on. */
-  public String start() throws InterruptedException {
-    new ServerBootstrap().group(group)
+  /** Binds the server (blocking until it is bound: call it off the event loops). */
+  public NettyRelayFloor start() throws InterruptedException {
+    server = new ServerBootstrap().group(group)
         .channelFactory(transport.serverChannelFactory(false))
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(new ChannelInitializer<Channel>() {
@@ -80,8 +81,17 @@ public final class NettyRelayFloor {
             ch.pipeline().addLast(new HttpServerCodec(), new Client());
           }
         })
-        .bind(host, port).sync();
+        .bind(host, port).sync().channel();
+    return this;
+  }
+
+  /** The transport it runs on (EpollTransport where the native one loads). */
+  public String transportName() {
     return transport.getClass().getSimpleName();
+  }
+
+  public int actualPort() {
+    return ((InetSocketAddress) server.localAddress()).getPort();
   }
 
   /** One client connection: its requests, one at a time (HTTP/1.1 without pipelining). */

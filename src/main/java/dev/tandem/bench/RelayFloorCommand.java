@@ -44,7 +44,8 @@ public final class RelayFloorCommand implements Callable<Integer> {
     }
     Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true).setEventLoopPoolSize(n));
     if (server.equals("netty")) {
-      String transport = new NettyRelayFloor((VertxInternal) vertx, host, port, upstreamPort).start();
+      String transport = new NettyRelayFloor((VertxInternal) vertx, host, port, upstreamPort).start()
+          .transportName();
       System.err.println("netty relay floor on " + host + ":" + port + " -> " + host + ":"
           + upstreamPort + " (" + n + " event loop" + (n == 1 ? "" : "s") + ", " + transport + ")");
       UntilStopped.await(vertx);
