@@ -19,7 +19,6 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpResponseDecoder;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
@@ -30,7 +29,6 @@ import io.netty.util.concurrent.FastThreadLocal;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.spi.transport.Transport;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 
 /**
@@ -51,9 +49,9 @@ public final class NettyRelayFloor {
   private final Transport transport;
   private Channel server;
   /** Each event loop's idle upstream connections. */
-  private final FastThreadLocal<ArrayDeque<Upstream>> idle = new FastThreadLocal<>() {
+  private final FastThreadLocal<ArrayDeque<RelayUpstream>> idle = new FastThreadLocal<>() {
     @Override
-    protected ArrayDeque<Upstream> initialValue() {
+    protected ArrayDeque<RelayUpstream> initialValue() {
       return new ArrayDeque<>();
     }
   };
@@ -124,33 +122,12 @@ public final class NettyRelayFloor {
     }
 
     private void relay(Channel client, Exchange exchange, ByteBuf whole) {
-      byte[] head = (method + " " + uri + " HTTP/1.1\r\nHost: " + host + ":" + upstreamPort
-          + "\r\nContent-Type: application/json\r\nContent-Length: " + whole.readableBytes()
-          + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
-      Upstream up = idle.get().poll();
-      if (up != null && up.channel.isActive()) {
-        up.send(head, whole, exchange);
-        return;
-      }
-      ChannelFuture connecting = new Bootstrap().group(client.eventLoop())
-          .channelFactory(transport.channelFactory(false))
-          .option(ChannelOption.TCP_NODELAY, true)
-          .handler(new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel ch) {
-              ch.pipeline().addLast(new HttpResponseDecoder(), new Upstream());
-            }
-          })
-          .connect(new InetSocketAddress(host, upstreamPort));
-      connecting.addListener(f -> {
-        if (f.isSuccess()) {
-          connecting.channel().pipeline().get(Upstream.class).send(head, whole, exchange);
-        } else {
-          whole.release();
-          exchange.client.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-              HttpResponseStatus.BAD_GATEWAY)).addListener(ChannelFutureListener.CLOSE);
-        }
-      });
+      RelayUpstream.send(idle.get(), () -> new Bootstrap().group(client.eventLoop())
+              .channelFactory(transport.channelFactory(false))
+              .option(ChannelOption.TCP_NODELAY, true)
+              .handler(RelayUpstream.initializer(idle::get))
+              .connect(new InetSocketAddress(host, upstreamPort)),
+          host, upstreamPort, method, uri, whole, exchange);
     }
 
     @Override
@@ -168,7 +145,7 @@ public final class NettyRelayFloor {
   }
 
   /** One client request's answer: the upstream's bytes, gathered per read, written once. */
-  private static final class Exchange {
+  private static final class Exchange implements RelayUpstream.Exchange {
     final Channel client;
     final boolean keepAlive;
     HttpResponseStatus status;
@@ -181,15 +158,23 @@ public final class NettyRelayFloor {
       this.keepAlive = keepAlive;
     }
 
-    void content(ByteBuf data) {
+    @Override
+    public void head(HttpResponse head) {
+      status = head.status();
+      contentType = head.headers().get(HttpHeaderNames.CONTENT_TYPE);
+    }
+
+    @Override
+    public void content(ByteBuf data) {
       if (pending == null) {
         pending = client.alloc().directBuffer(Math.max(8192, data.readableBytes()));
       }
       pending.writeBytes(data);
     }
 
-    /** The end of an upstream read: what it brought goes out in one write (chunked from here). */
-    void readDone() {
+    /** What the read brought goes out in one write (chunked from here). */
+    @Override
+    public void readDone() {
       if (pending == null) {
         return;
       }
@@ -204,7 +189,8 @@ public final class NettyRelayFloor {
       pending = null;
     }
 
-    void end() {
+    @Override
+    public void end() {
       ChannelFuture written;
       if (!headWritten) {
         ByteBuf content = pending != null ? pending : client.alloc().buffer(0);
@@ -234,86 +220,19 @@ public final class NettyRelayFloor {
       }
     }
 
-    void broken() {
+    @Override
+    public void unreachable() {
+      client.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+          HttpResponseStatus.BAD_GATEWAY)).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    @Override
+    public void broken() {
       if (pending != null) {
         pending.release();
         pending = null;
       }
       client.close();
-    }
-  }
-
-  /** A keep-alive connection to the upstream, carrying one exchange at a time. */
-  private final class Upstream extends ChannelInboundHandlerAdapter {
-    Channel channel;
-    Exchange exchange;
-    boolean keepAlive;
-
-    void send(byte[] head, ByteBuf body, Exchange ex) {
-      exchange = ex;
-      ByteBuf out = channel.alloc().directBuffer(head.length + body.readableBytes());
-      out.writeBytes(head).writeBytes(body);
-      body.release();
-      channel.writeAndFlush(out, channel.voidPromise());
-    }
-
-    @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-      channel = ctx.channel();
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      try {
-        Exchange ex = exchange;
-        if (ex == null) {
-          channel.close();
-          return;
-        }
-        if (msg instanceof HttpResponse head) {
-          keepAlive = HttpUtil.isKeepAlive(head);
-          ex.status = head.status();
-          ex.contentType = head.headers().get(HttpHeaderNames.CONTENT_TYPE);
-        }
-        if (msg instanceof HttpContent content) {
-          if (content.content().isReadable()) {
-            ex.content(content.content());
-          }
-          if (msg instanceof LastHttpContent) {
-            exchange = null;
-            if (keepAlive) {
-              idle.get().push(this);
-            } else {
-              channel.close();
-            }
-            ex.end();
-          }
-        }
-      } finally {
-        ReferenceCountUtil.release(msg);
-      }
-    }
-
-    @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-      if (exchange != null) {
-        exchange.readDone();
-      }
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-      idle.get().remove(this);
-      Exchange ex = exchange;
-      exchange = null;
-      if (ex != null) {
-        ex.broken(); // the upstream broke off: so does the answer
-      }
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      ctx.close();
     }
   }
 }

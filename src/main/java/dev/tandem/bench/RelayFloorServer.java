@@ -4,18 +4,8 @@ import dev.tandem.api.HttpServers;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpResponseDecoder;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
@@ -26,7 +16,6 @@ import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.internal.buffer.BufferInternal;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 
 /**
@@ -44,7 +33,7 @@ public final class RelayFloorServer extends VerticleBase {
   private final String host;
   private final int port;
   private final int upstreamPort;
-  private final ArrayDeque<Upstream> idle = new ArrayDeque<>();
+  private final ArrayDeque<RelayUpstream> idle = new ArrayDeque<>();
   private Bootstrap bootstrap;
   private HttpServer server;
 
@@ -61,45 +50,23 @@ public final class RelayFloorServer extends VerticleBase {
   @Override
   public Future<?> start() {
     ContextInternal ctx = (ContextInternal) context;
-    RelayFloorServer floor = this;
     bootstrap = new Bootstrap().group(ctx.nettyEventLoop())
         .channelFactory(((VertxInternal) vertx).transport().channelFactory(false))
         .option(ChannelOption.TCP_NODELAY, true)
         .remoteAddress(new InetSocketAddress(host, upstreamPort))
-        .handler(new ChannelInitializer<Channel>() {
-          @Override
-          protected void initChannel(Channel ch) {
-            ch.pipeline().addLast(new HttpResponseDecoder(), new Upstream(floor));
-          }
-        });
+        .handler(RelayUpstream.initializer(() -> idle));
     server = vertx.createHttpServer(HttpServers.options(host, port));
     return server.requestHandler(this::relay).listen();
   }
 
   private void relay(HttpServerRequest request) {
-    request.body().onSuccess(body -> {
-      byte[] head = (request.method().name() + " " + request.uri() + " HTTP/1.1\r\nHost: " + host
-          + ":" + upstreamPort + "\r\nContent-Type: application/json\r\nContent-Length: "
-          + body.length() + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
-      Exchange exchange = new Exchange(request.response());
-      Upstream up = idle.poll();
-      if (up != null && up.channel.isActive()) {
-        up.send(head, body, exchange);
-        return;
-      }
-      ChannelFuture connecting = bootstrap.connect();
-      connecting.addListener(f -> {
-        if (f.isSuccess()) {
-          connecting.channel().pipeline().get(Upstream.class).send(head, body, exchange);
-        } else {
-          exchange.response.setStatusCode(502).end();
-        }
-      });
-    });
+    request.body().onSuccess(body -> RelayUpstream.send(idle, bootstrap::connect, host,
+        upstreamPort, request.method().name(), request.uri(), ((BufferInternal) body).getByteBuf(),
+        new Exchange(request.response())));
   }
 
   /** One client request's answer: the upstream's bytes, gathered per read, written once. */
-  private static final class Exchange {
+  private static final class Exchange implements RelayUpstream.Exchange {
     final HttpServerResponse response;
     ByteBuf pending;
 
@@ -107,7 +74,8 @@ public final class RelayFloorServer extends VerticleBase {
       this.response = response;
     }
 
-    void head(HttpResponse head) {
+    @Override
+    public void head(HttpResponse head) {
       response.setStatusCode(head.status().code());
       String type = head.headers().get("content-type");
       if (type != null) {
@@ -115,15 +83,16 @@ public final class RelayFloorServer extends VerticleBase {
       }
     }
 
-    void content(ByteBuf data) {
+    @Override
+    public void content(ByteBuf data) {
       if (pending == null) {
         pending = Unpooled.buffer(8192);
       }
       pending.writeBytes(data);
     }
 
-    /** The end of an upstream read: what it brought goes out in one write. */
-    void readDone() {
+    @Override
+    public void readDone() {
       if (pending != null) {
         if (!response.headWritten()) {
           response.setChunked(true); // Vert.x refuses it once the head is out (from the second read)
@@ -133,86 +102,20 @@ public final class RelayFloorServer extends VerticleBase {
       }
     }
 
-    void end() {
+    @Override
+    public void end() {
       response.end(pending == null ? Buffer.buffer() : BufferInternal.buffer(pending));
       pending = null;
     }
-  }
 
-  /** A keep-alive connection to the upstream, carrying one exchange at a time. */
-  private static final class Upstream extends ChannelInboundHandlerAdapter {
-    final RelayFloorServer floor;
-    Channel channel;
-    Exchange exchange;
-    boolean keepAlive;
-
-    Upstream(RelayFloorServer floor) {
-      this.floor = floor;
-    }
-
-    void send(byte[] head, Buffer body, Exchange ex) {
-      exchange = ex;
-      ByteBuf out = channel.alloc().directBuffer(head.length + body.length());
-      out.writeBytes(head).writeBytes(((BufferInternal) body).getByteBuf());
-      channel.writeAndFlush(out, channel.voidPromise());
+    @Override
+    public void unreachable() {
+      response.setStatusCode(502).end();
     }
 
     @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-      channel = ctx.channel();
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      try {
-        Exchange ex = exchange;
-        if (ex == null) {
-          channel.close();
-          return;
-        }
-        if (msg instanceof HttpResponse head) {
-          keepAlive = HttpUtil.isKeepAlive(head);
-          ex.head(head);
-        }
-        if (msg instanceof HttpContent content) {
-          if (content.content().isReadable()) {
-            ex.content(content.content());
-          }
-          if (msg instanceof LastHttpContent) {
-            exchange = null;
-            if (keepAlive) {
-              floor.idle.push(this);
-            } else {
-              channel.close();
-            }
-            ex.end();
-          }
-        }
-      } finally {
-        ReferenceCountUtil.release(msg);
-      }
-    }
-
-    @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-      if (exchange != null) {
-        exchange.readDone();
-      }
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-      floor.idle.remove(this);
-      Exchange ex = exchange;
-      exchange = null;
-      if (ex != null) {
-        ex.response.reset(); // the upstream broke off: so does the answer
-      }
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      ctx.close();
+    public void broken() {
+      response.reset();
     }
   }
 }
