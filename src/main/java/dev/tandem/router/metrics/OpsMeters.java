@@ -3,20 +3,21 @@ package dev.tandem.router.metrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 
 /**
  * The operations meters of a router: latency histograms (Prometheus {@code _bucket} series with
  * fixed buckets) for time to first token, time per output token, end-to-end time and queue time
  * per mode and engine, and for the engine calls; refusals by cause; the admission gauges. Created
- * with the router's registry by {@link RouterMetrics}; a timer of a given label set is resolved
- * once and kept, so a request costs a map lookup by mode or call (constant strings) and an
- * array index by engine id at its end (no label string is built) and nothing per chunk.
+ * with the router's registry by {@link RouterMetrics}; a histogram series of a given label set is
+ * resolved once and kept, so a request costs a map lookup by mode or call (constant strings) and
+ * an array index by engine id at its end (no label string is built) and nothing per chunk. The
+ * histograms are {@link LoopHistograms} (per-thread cells, no shared write per value), exposed as
+ * Micrometer's timers were.
  */
 public final class OpsMeters {
 
@@ -26,17 +27,35 @@ public final class OpsMeters {
       1_000, 2_000);
 
   private final MeterRegistry registry;
+  private final LoopHistograms e2e = new LoopHistograms("tandem_router_e2e",
+      "Arrival to the end of the answer, per mode and engine.", LATENCY_BUCKETS, "mode", "engine");
+  private final LoopHistograms ttft = new LoopHistograms("tandem_router_ttft",
+      "Arrival to the first generated token, per mode and engine.", LATENCY_BUCKETS, "mode",
+      "engine");
+  private final LoopHistograms tpot = new LoopHistograms("tandem_router_tpot",
+      "Time per output token after the first, per mode and engine.", TOKEN_BUCKETS, "mode",
+      "engine");
+  private final LoopHistograms queue = new LoopHistograms("tandem_router_queue",
+      "Time admitted requests waited for a --max-concurrent slot, per mode and engine.",
+      LATENCY_BUCKETS, "mode", "engine");
+  private final LoopHistograms engineCalls = new LoopHistograms("tandem_router_engine_call",
+      "Engine calls until the engine answered (head of a stream), by call.", LATENCY_BUCKETS,
+      "call", "engine", "outcome");
   /** By mode, then engine id (-1: none); by call, then engine id: ok and error. */
   private final Map<String, ByEngine<RequestTimers>> requestTimers = new ConcurrentHashMap<>();
-  private final Map<String, ByEngine<Timer[]>> engineCallTimers = new ConcurrentHashMap<>();
+  private final Map<String, ByEngine<LoopHistograms.Series[]>> engineCallTimers =
+      new ConcurrentHashMap<>();
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
   private final RecentLatencies recent = new RecentLatencies();
   private final RecentErrors errors = new RecentErrors();
   private volatile IntSupplier running = () -> 0;
   private volatile IntSupplier queued = () -> 0;
 
-  OpsMeters(MeterRegistry registry) {
+  OpsMeters(PrometheusMeterRegistry registry) {
     this.registry = registry;
+    for (LoopHistograms h : new LoopHistograms[] {e2e, ttft, tpot, queue, engineCalls}) {
+      registry.getPrometheusRegistry().register(h);
+    }
     Gauge.builder("tandem_admission_running", this, m -> m.running.getAsInt())
         .description("Requests holding one of the --max-concurrent slots.").register(registry);
     Gauge.builder("tandem_admission_queued", this, m -> m.queued.getAsInt())
@@ -56,30 +75,26 @@ public final class OpsMeters {
    */
   public void answered(String mode, int engine, long e2eNanos, long ttftNanos, long tpotNanos) {
     RequestTimers t = requestTimers(mode, engine);
-    t.e2e.record(e2eNanos, TimeUnit.NANOSECONDS);
-    if (ttftNanos >= 0) {
-      t.ttft.record(ttftNanos, TimeUnit.NANOSECONDS);
-    }
-    if (tpotNanos >= 0) {
-      t.tpot.record(tpotNanos, TimeUnit.NANOSECONDS);
-    }
+    t.e2e.record(e2eNanos);
+    t.ttft.record(ttftNanos); // a negative value (unknown) is not recorded
+    t.tpot.record(tpotNanos);
     recent.add(System.nanoTime(), ttftNanos >= 0 ? ttftNanos / 1e9 : Double.NaN,
         tpotNanos >= 0 ? tpotNanos / 1e9 : Double.NaN);
   }
 
   /** Time an admitted request waited for a slot (0 when one was free); engine as in answered. */
   public void queued(String mode, int engine, long nanos) {
-    requestTimers(mode, engine).queue.record(nanos, TimeUnit.NANOSECONDS);
+    requestTimers(mode, engine).queue.record(nanos);
   }
 
   /** One engine call (prep_recv, remote_send, start_generate, completions) until its answer. */
   public void engineCall(String call, int engine, boolean ok, long nanos) {
-    ByEngine<Timer[]> byEngine = engineCallTimers.get(call);
+    ByEngine<LoopHistograms.Series[]> byEngine = engineCallTimers.get(call);
     if (byEngine == null) {
       byEngine = engineCallTimers.computeIfAbsent(call, k -> new ByEngine<>(
-          e -> new Timer[] {callTimer(call, e, true), callTimer(call, e, false)}));
+          e -> new LoopHistograms.Series[] {callTimer(call, e, true), callTimer(call, e, false)}));
     }
-    byEngine.get(engine)[ok ? 0 : 1].record(nanos, TimeUnit.NANOSECONDS);
+    byEngine.get(engine)[ok ? 0 : 1].record(nanos);
   }
 
   /** A request refused before it ran: auth_*, queue_full, queue_timeout, key_*. */
@@ -116,35 +131,22 @@ public final class OpsMeters {
     return byEngine.get(engine);
   }
 
-  private Timer callTimer(String call, int engine, boolean ok) {
-    return Timer.builder("tandem_router_engine_call")
-        .tags("call", call, "engine", Integer.toString(engine), "outcome", ok ? "ok" : "error")
-        .serviceLevelObjectives(LATENCY_BUCKETS)
-        .description("Engine calls until the engine answered (head of a stream), by call.")
-        .register(registry);
+  private LoopHistograms.Series callTimer(String call, int engine, boolean ok) {
+    return engineCalls.series(call, Integer.toString(engine), ok ? "ok" : "error");
   }
 
-  private Timer timer(String name, String mode, String engine, Duration[] buckets, String help) {
-    return Timer.builder(name).tags("mode", mode, "engine", engine)
-        .serviceLevelObjectives(buckets).description(help).register(registry);
-  }
-
-  /** A request's timers for one mode and engine label. */
+  /** A request's histogram series for one mode and engine label. */
   private final class RequestTimers {
-    final Timer e2e;
-    final Timer ttft;
-    final Timer tpot;
-    final Timer queue;
+    final LoopHistograms.Series e2e;
+    final LoopHistograms.Series ttft;
+    final LoopHistograms.Series tpot;
+    final LoopHistograms.Series queue;
 
     RequestTimers(String mode, String engine) {
-      e2e = timer("tandem_router_e2e", mode, engine, LATENCY_BUCKETS,
-          "Arrival to the end of the answer, per mode and engine.");
-      ttft = timer("tandem_router_ttft", mode, engine, LATENCY_BUCKETS,
-          "Arrival to the first generated token, per mode and engine.");
-      tpot = timer("tandem_router_tpot", mode, engine, TOKEN_BUCKETS,
-          "Time per output token after the first, per mode and engine.");
-      queue = timer("tandem_router_queue", mode, engine, LATENCY_BUCKETS,
-          "Time admitted requests waited for a --max-concurrent slot, per mode and engine.");
+      this.e2e = OpsMeters.this.e2e.series(mode, engine);
+      this.ttft = OpsMeters.this.ttft.series(mode, engine);
+      this.tpot = OpsMeters.this.tpot.series(mode, engine);
+      this.queue = OpsMeters.this.queue.series(mode, engine);
     }
   }
 
