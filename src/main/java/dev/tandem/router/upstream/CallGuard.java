@@ -15,8 +15,8 @@ import java.util.function.Supplier;
  * <p>The stage timer is a deadline in its event loop's {@link LoopDeadlines}, not a Vert.x timer
  * nor a task of its own: nearly every call disarms it, and Vert.x's timer map and close hooks, then
  * Netty's scheduled-task queue, made arming and disarming 2%, then 1%, of the router's event loop.
- * Armed off its loop's thread (not the router's case), it is a task on that loop. A firing timer
- * runs on the context like any task.
+ * Armed off its loop's thread (not the router's case), or with a length that has no lane there, it
+ * is a task of its own on that loop. A firing timer runs on the context like any task.
  */
 final class CallGuard extends LoopDeadlines.Timed {
 
@@ -59,8 +59,16 @@ final class CallGuard extends LoopDeadlines.Timed {
    * that is null (the supplier decided the call is fine, and may have armed a new timer).
    */
   void armTimer(long millis, Supplier<Throwable> error) {
+    armTimer(millis, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis), error);
+  }
+
+  /**
+   * As {@link #armTimer(long, Supplier)} for a timeout {@code lengthMillis} long that started
+   * before now: it fires at {@code deadlineNanos} (System.nanoTime, at most that length from now).
+   */
+  void armTimer(long lengthMillis, long deadlineNanos, Supplier<Throwable> error) {
     disarmTimer();
-    if (finished || millis <= 0) {
+    if (finished || lengthMillis <= 0) {
       return;
     }
     timerError = error;
@@ -68,10 +76,10 @@ final class CallGuard extends LoopDeadlines.Timed {
     if (deadlines == null) {
       deadlines = LoopDeadlines.of(context.nettyEventLoop());
     }
-    if (deadlines != null) {
-      deadlines.arm(this, TimeUnit.MILLISECONDS.toNanos(millis));
-    } else {
-      timer = context.nettyEventLoop().schedule(() -> fire(armed), millis, TimeUnit.MILLISECONDS);
+    if (deadlines == null
+        || !deadlines.arm(this, TimeUnit.MILLISECONDS.toNanos(lengthMillis), deadlineNanos)) {
+      timer = context.nettyEventLoop().schedule(() -> fire(armed),
+          Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
   }
 

@@ -6,6 +6,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -82,7 +83,7 @@ public final class EngineStream {
     }
     lastDataNanos = System.nanoTime();
     if (sawChunk && !paused && !idleArmed) {
-      armIdle(idleTimeoutMs);
+      armIdle();
     }
   }
 
@@ -144,21 +145,25 @@ public final class EngineStream {
     return Arrays.equals(bytes, from, to, DONE, 0, DONE.length);
   }
 
-  /** One timer per idle period: when it fires, it fails the call only if no data came since. */
-  private void armIdle(long millis) {
+  /**
+   * One timer per idle period, due an idle timeout after the last data: when it fires, it fails
+   * the call only if no data came since, else it waits for the period after the last data.
+   */
+  private void armIdle() {
     idleArmed = true;
-    guard.armTimer(millis, () -> {
-      idleArmed = false;
-      if (paused) {
-        return null;
-      }
-      long silentMs = (System.nanoTime() - lastDataNanos) / 1_000_000;
-      if (silentMs >= idleTimeoutMs) {
-        return UpstreamException.timeout(engineId, stage + " (silence between chunks)", idleTimeoutMs);
-      }
-      armIdle(idleTimeoutMs - silentMs);
-      return null;
-    });
+    guard.armTimer(idleTimeoutMs, lastDataNanos + TimeUnit.MILLISECONDS.toNanos(idleTimeoutMs),
+        () -> {
+          idleArmed = false;
+          if (paused) {
+            return null;
+          }
+          if (System.nanoTime() - lastDataNanos >= TimeUnit.MILLISECONDS.toNanos(idleTimeoutMs)) {
+            return UpstreamException.timeout(engineId, stage + " (silence between chunks)",
+                idleTimeoutMs);
+          }
+          armIdle();
+          return null;
+        });
   }
 
   public void pause() {
@@ -176,7 +181,7 @@ public final class EngineStream {
       if (!guard.finished()) {
         if (sawChunk) {
           lastDataNanos = System.nanoTime();
-          armIdle(idleTimeoutMs);
+          armIdle();
         } else {
           guard.armTimer(firstChunkTimeoutMs,
               () -> UpstreamException.timeout(engineId, stage + " (first chunk)", firstChunkTimeoutMs));

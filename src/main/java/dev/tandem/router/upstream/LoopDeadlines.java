@@ -8,53 +8,64 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The stage timers of one event loop's engine calls ({@link CallGuard}): each armed timer is a
- * deadline in a list, and one task on the loop runs when the earliest deadline may have passed,
- * fires those that did and waits for the next. Nearly every call disarms its timer long before it
- * would fire, and a request arms and disarms two (the first chunk's, then the silence between
- * chunks), so arming is a field write and a link in the list, and disarming an unlink, instead
- * of a task added to and cancelled from Netty's scheduled-task queue (a heap reordered on each:
- * ~1% of the router's event loop with the task and its future allocated per arming). All
- * methods run on the loop's own thread ({@link #of} gives a thread only its own loop's list).
+ * The stage timers of one event loop's engine calls ({@link CallGuard}), kept as deadlines in
+ * lanes, one lane per timeout length (the first chunk's, the silence between chunks', each
+ * MicroServing call's), each lane in deadline order, and one task on the loop that runs when the
+ * earliest deadline of all lanes comes. Nearly every call disarms its timer long before it would
+ * fire, and a request arms and disarms two, so arming is a field write and an append to its lane
+ * (deadlines of one length come in the order they were armed), disarming an unlink, and the task
+ * looks only at the lanes' first entries: instead of a task added to and cancelled from Netty's
+ * scheduled-task queue (a heap reordered on each, with the task and its future allocated per
+ * arming: ~1% of the router's event loop). All methods run on the loop's own thread ({@link #of}
+ * gives a thread only its own loop's deadlines).
  */
 final class LoopDeadlines {
 
+  /** Timeout lengths with a lane; a timer of another length is a task of its own (the caller's). */
+  static final int MAX_LANES = 16;
+
   private static final FastThreadLocal<LoopDeadlines> LOOPS = new FastThreadLocal<>();
 
-  /** Something with a deadline in a loop's list. */
+  /** Something with a deadline in a lane. */
   abstract static class Timed {
     private Timed prev;
     private Timed next;
     private long deadline;
 
-    /** Whether it is in a list (armed and not yet fired or disarmed). */
-    final boolean armed() {
-      return next != null;
-    }
-
-    /** Its deadline passed; it is out of the list already. Runs on the loop. */
+    /** Its deadline passed; it is out of its lane already. Runs on the loop. */
     abstract void expired();
   }
 
-  private final EventExecutor loop;
-  /** The list's sentinel: {@code head.next} the first armed entry, {@code head.prev} the last. */
-  private final Timed head = new Timed() {
-    @Override
-    void expired() {
-      throw new AssertionError("the sentinel never expires");
+  /** The timers of one timeout length, in deadline order behind a sentinel. */
+  private static final class Lane {
+    final long lengthNanos;
+    /** {@code head.next} the first (earliest) timer, {@code head.prev} the last. */
+    final Timed head = new Timed() {
+      @Override
+      void expired() {
+        throw new AssertionError("a lane's sentinel never expires");
+      }
+    };
+
+    Lane(long lengthNanos) {
+      this.lengthNanos = lengthNanos;
+      head.prev = head;
+      head.next = head;
     }
-  };
+  }
+
+  private final EventExecutor loop;
+  private final Lane[] lanes = new Lane[MAX_LANES];
+  private int laneCount;
   private ScheduledFuture<?> sweep;
   /** When {@link #sweep} runs (System.nanoTime), valid while it is not null. */
   private long sweepAt;
 
   private LoopDeadlines(EventExecutor loop) {
     this.loop = loop;
-    head.prev = head;
-    head.next = head;
   }
 
-  /** {@code loop}'s list when called on its thread; null on any other thread. */
+  /** {@code loop}'s deadlines when called on its thread; null on any other thread. */
   static LoopDeadlines of(EventExecutor loop) {
     if (!loop.inEventLoop()) {
       return null;
@@ -67,24 +78,33 @@ final class LoopDeadlines {
     return mine;
   }
 
-  /** (Re)arms {@code t} to expire {@code delayNanos} from now. */
-  void arm(Timed t, long delayNanos) {
-    long deadline = System.nanoTime() + delayNanos;
-    t.deadline = deadline;
-    if (t.next == null) {
-      t.prev = head.prev;
-      t.next = head;
-      head.prev.next = t;
-      head.prev = t;
+  /**
+   * (Re)arms {@code t} in the lane of timeouts {@code lengthNanos} long, to expire at
+   * {@code deadline} (System.nanoTime; at most that length from now, so that one lane stays in
+   * order at little cost). False, and {@code t} disarmed, when every lane has another length.
+   */
+  boolean arm(Timed t, long lengthNanos, long deadline) {
+    disarm(t);
+    Lane lane = lane(lengthNanos);
+    if (lane == null) {
+      return false;
     }
+    t.deadline = deadline;
+    Timed head = lane.head;
+    Timed before = head.prev; // from the end: one length's deadlines come in arming order
+    while (before != head && before.deadline - deadline > 0) {
+      before = before.prev;
+    }
+    link(t, before, before.next);
     if (sweep == null || deadline - sweepAt < 0) {
       sweepAt(deadline);
     }
+    return true;
   }
 
   /**
-   * Takes {@code t} out of the list; nothing if it is not in it. Off the loop's thread (a call
-   * ended from elsewhere), on the loop: the list is the loop's alone.
+   * Takes {@code t} out of its lane; nothing if it is in none. Off the loop's thread (a call ended
+   * from elsewhere), on the loop: the lanes are the loop's alone.
    */
   void disarm(Timed t) {
     if (!loop.inEventLoop()) {
@@ -97,10 +117,32 @@ final class LoopDeadlines {
   /** How many timers are armed (for tests). */
   int armedCount() {
     int n = 0;
-    for (Timed t = head.next; t != head; t = t.next) {
-      n++;
+    for (int i = 0; i < laneCount; i++) {
+      Timed head = lanes[i].head;
+      for (Timed t = head.next; t != head; t = t.next) {
+        n++;
+      }
     }
     return n;
+  }
+
+  private Lane lane(long lengthNanos) {
+    for (int i = 0; i < laneCount; i++) {
+      if (lanes[i].lengthNanos == lengthNanos) {
+        return lanes[i];
+      }
+    }
+    if (laneCount == MAX_LANES) {
+      return null;
+    }
+    return lanes[laneCount++] = new Lane(lengthNanos);
+  }
+
+  private static void link(Timed t, Timed prev, Timed next) {
+    t.prev = prev;
+    t.next = next;
+    prev.next = t;
+    next.prev = t;
   }
 
   private static void unlink(Timed t) {
@@ -120,30 +162,34 @@ final class LoopDeadlines {
   }
 
   /**
-   * Fires every timer whose deadline passed and waits for the earliest of the rest. Those that
-   * fire are taken out first: firing one may arm or disarm others.
+   * Fires every timer whose deadline passed (the first entries of each lane) and waits for the
+   * earliest of the rest. Those that fire are taken out first: firing one may arm or disarm others.
    */
   private void sweep() {
     sweep = null;
     long now = System.nanoTime();
     List<Timed> expired = null;
-    boolean more = false;
-    long next = 0;
-    for (Timed t = head.next; t != head; ) {
-      Timed after = t.next;
-      if (t.deadline - now <= 0) {
+    for (int i = 0; i < laneCount; i++) {
+      Timed head = lanes[i].head;
+      while (head.next != head && head.next.deadline - now <= 0) {
+        Timed t = head.next;
         unlink(t);
         if (expired == null) {
           expired = new ArrayList<>(2);
         }
         expired.add(t);
-      } else if (!more || t.deadline - next < 0) {
-        more = true;
-        next = t.deadline;
       }
-      t = after;
     }
-    if (more) {
+    boolean more = false;
+    long next = 0;
+    for (int i = 0; i < laneCount; i++) {
+      Timed first = lanes[i].head.next;
+      if (first != lanes[i].head && (!more || first.deadline - next < 0)) {
+        more = true;
+        next = first.deadline;
+      }
+    }
+    if (more && (sweep == null || next - sweepAt < 0)) {
       sweepAt(next);
     }
     if (expired != null) {

@@ -92,6 +92,8 @@ class EngineClientTest {
         held.add(resp);
       }
       case "/flood" -> flood(resp, 0);
+      case "/drip" -> drip(resp, 0); // a chunk every 100 ms, six of them, then silence
+
       default -> resp.setStatusCode(404).end();
     }
   }
@@ -114,6 +116,16 @@ class EngineClientTest {
     writeQueueFilled.set(true);
     int next = i;
     resp.drainHandler(v -> flood(resp, next));
+  }
+
+  private void drip(HttpServerResponse resp, int i) {
+    if (i == 0) {
+      resp.setChunked(true);
+    }
+    resp.write(chunk(i));
+    if (i < 5) {
+      vertx.setTimer(100, t -> drip(resp, i + 1));
+    }
   }
 
   private static String chunk(int i) {
@@ -189,6 +201,26 @@ class EngineClientTest {
     assertTrue(await(stream.end()), "[DONE] seen");
     assertEquals(FLOOD_CHUNKS, chunks.get());
     assertEquals(FLOOD_CHUNKS, order.get(), "every chunk, in order");
+  }
+
+  @Test
+  void aStreamTimesOutAnIdleTimeoutAfterItsLastChunkNotBefore() throws Exception {
+    // the idle timer is armed once per idle period and checks the last data when it fires: the
+    // chunks 100 ms apart must not trip a 250 ms limit, the silence after the last one must
+    long opened = System.nanoTime();
+    EngineStream stream = await(client.openStream(0, baseUrl, "/drip", FastJson.toBuffer(BODY),
+        "test", 10_000, 250, Cancellation.NONE));
+    List<Long> arrivals = new CopyOnWriteArrayList<>();
+    vertx.runOnContext(v -> stream.start(c -> arrivals.add(System.nanoTime())));
+    UpstreamException e = assertInstanceOf(UpstreamException.class, failure(stream.end()));
+    long failedAfterLastMs = (System.nanoTime() - arrivals.get(arrivals.size() - 1)) / 1_000_000;
+    assertEquals(UpstreamException.Kind.TIMEOUT, e.kind());
+    assertTrue(e.getMessage().contains("silence between chunks"), e.getMessage());
+    assertEquals(6, arrivals.size(), "every chunk came before the timeout");
+    assertTrue(failedAfterLastMs >= 240 && failedAfterLastMs < 2_000,
+        "the limit counts from the last chunk: " + failedAfterLastMs + " ms");
+    assertTrue((System.nanoTime() - opened) / 1_000_000 >= 750, "six chunks 100 ms apart, then 250");
+    waitFor(() -> openConnections.get() == 0); // the timed-out request was reset
   }
 
   @Test

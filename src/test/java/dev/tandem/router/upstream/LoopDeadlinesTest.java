@@ -1,6 +1,7 @@
 package dev.tandem.router.upstream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** One event loop's deadline list on a real Vert.x event loop: what fires, when, and what not. */
+/** One event loop's deadlines on a real Vert.x event loop: what fires, when, and what not. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class LoopDeadlinesTest {
 
@@ -68,6 +69,12 @@ class LoopDeadlinesTest {
     return done.get(10, TimeUnit.SECONDS);
   }
 
+  /** Arms {@code t} for a timeout of {@code ms} from now. */
+  private static void arm(LoopDeadlines d, LoopDeadlines.Timed t, long ms) {
+    long length = TimeUnit.MILLISECONDS.toNanos(ms);
+    assertTrue(d.arm(t, length, System.nanoTime() + length));
+  }
+
   private void waitFor(int count) throws InterruptedException {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (fired.size() < count && System.nanoTime() < until) {
@@ -82,12 +89,12 @@ class LoopDeadlinesTest {
     Named disarmed = new Named("disarmed");
     Named rearmed = new Named("rearmed");
     onLoop(d -> {
-      d.arm(slow, TimeUnit.MILLISECONDS.toNanos(300));
-      d.arm(disarmed, TimeUnit.MILLISECONDS.toNanos(50));
-      d.arm(rearmed, TimeUnit.MILLISECONDS.toNanos(20));
-      d.arm(fast, TimeUnit.MILLISECONDS.toNanos(100)); // later than the earliest: no new sweep
+      arm(d, slow, 300);
+      arm(d, disarmed, 50);
+      arm(d, rearmed, 20);
+      arm(d, fast, 100); // later than the earliest: no new sweep
       d.disarm(disarmed);
-      d.arm(rearmed, TimeUnit.MILLISECONDS.toNanos(200)); // moved later: its first time passes
+      arm(d, rearmed, 200); // moved later: its first time passes
       assertEquals(3, d.armedCount());
       return null;
     });
@@ -106,8 +113,8 @@ class LoopDeadlinesTest {
     Named late = new Named("late");
     Named early = new Named("early");
     onLoop(d -> {
-      d.arm(late, TimeUnit.SECONDS.toNanos(5));
-      d.arm(early, TimeUnit.MILLISECONDS.toNanos(30)); // before the sweep planned for "late"
+      arm(d, late, 5_000);
+      arm(d, early, 30); // before the sweep planned for "late"
       return null;
     });
     waitFor(1);
@@ -130,18 +137,54 @@ class LoopDeadlinesTest {
       void expired() {
         fired.add("round " + ++rounds[0]);
         if (rounds[0] < 3) {
-          list[0].arm(this, TimeUnit.MILLISECONDS.toNanos(10));
+          arm(list[0], this, 10);
         }
       }
     };
     onLoop(d -> {
       list[0] = d;
-      d.arm(again, TimeUnit.MILLISECONDS.toNanos(10));
+      arm(d, again, 10);
       return null;
     });
     waitFor(3);
     Thread.sleep(50);
     assertEquals(List.of("round 1", "round 2", "round 3"), fired);
+  }
+
+  @Test
+  void aTimeoutThatStartedEarlierTakesItsPlaceInItsLane() throws Exception {
+    Named armedFirst = new Named("armed first");
+    Named startedEarlier = new Named("started earlier");
+    onLoop(d -> {
+      long length = TimeUnit.MILLISECONDS.toNanos(300);
+      long now = System.nanoTime();
+      assertTrue(d.arm(armedFirst, length, now + length));
+      // the same length, begun 200 ms ago (a silence measured from the last data): due first
+      assertTrue(d.arm(startedEarlier, length, now + length - TimeUnit.MILLISECONDS.toNanos(200)));
+      return null;
+    });
+    waitFor(2);
+    assertEquals(List.of("started earlier", "armed first"), fired);
+    assertTrue(startedEarlier.firedAfterMs < 290, "at its own deadline: "
+        + startedEarlier.firedAfterMs);
+  }
+
+  @Test
+  void aLengthBeyondTheLanesIsRefusedAndLeavesTheTimerDisarmed() throws Exception {
+    Named extra = new Named("extra");
+    onLoop(d -> {
+      for (int i = 0; i < LoopDeadlines.MAX_LANES; i++) {
+        arm(d, new Named("lane " + i), 60_000 + i);
+      }
+      arm(d, extra, 60_000); // a lane of this length exists
+      assertEquals(LoopDeadlines.MAX_LANES + 1, d.armedCount());
+      long length = TimeUnit.MILLISECONDS.toNanos(1);
+      assertFalse(d.arm(extra, length, System.nanoTime() + length), "no lane left for 1 ms");
+      assertEquals(LoopDeadlines.MAX_LANES, d.armedCount(), "refused: disarmed");
+      return null;
+    });
+    Thread.sleep(50);
+    assertEquals(List.of(), fired);
   }
 
   @Test
