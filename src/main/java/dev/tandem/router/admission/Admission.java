@@ -94,6 +94,10 @@ public final class Admission {
       return Future.failedFuture(e);
     }
     KeyQuotas.Quota held = quota.limited() ? quota : null;
+    AdmissionGate.Permit free = gate.tryAcquire(); // nearly always: no future chain then
+    if (free != null) {
+      return Future.succeededFuture(new Ticket(free, held, tokenEstimate, headers));
+    }
     return gate.acquire(cancellation).transform(ar -> {
       if (ar.succeeded()) {
         return Future.succeededFuture(new Ticket(ar.result(), held, tokenEstimate, headers));

@@ -8,6 +8,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * At most {@code maxConcurrent} requests running, at most {@code maxQueue} waiting in arrival
@@ -15,8 +16,9 @@ import java.util.Deque;
  * the queue when it is given a slot, when its time is up, or when its client goes away. Every
  * {@link Permit} is released exactly once ({@link Permit#release()} is idempotent) and hands its
  * slot straight to the first waiter, so nothing admitted waits for a slot that is free.
- * {@code maxConcurrent} 0: no limit (and no queue). Shared by the router's event loops: the counts
- * and the queue are under the gate's lock, and a waiter is resumed on the context it asked from.
+ * {@code maxConcurrent} 0: no limit (and no queue), and the running count is an atomic counter
+ * that takes no lock. Shared by the router's event loops: with a limit, the count and the queue are
+ * under the gate's lock, and a waiter is resumed on the context it asked from.
  */
 public final class AdmissionGate {
 
@@ -35,6 +37,13 @@ public final class AdmissionGate {
     }
 
     public void release() {
+      if (maxConcurrent == 0) {
+        if (!released) {
+          released = true;
+          unlimited.decrementAndGet();
+        }
+        return;
+      }
       Waiter next;
       synchronized (AdmissionGate.this) {
         if (released) {
@@ -86,6 +95,8 @@ public final class AdmissionGate {
   private final int retryAfterSeconds;
   private final Deque<Waiter> queue = new ArrayDeque<>();
   private int running;
+  /** Requests running when there is no limit: counted without the lock (no queue to hand to). */
+  private final AtomicInteger unlimited = new AtomicInteger();
 
   public AdmissionGate(Vertx vertx, int maxConcurrent, int maxQueue, long queueTimeoutMs,
       int retryAfterSeconds) {
@@ -101,9 +112,13 @@ public final class AdmissionGate {
    * too long) or {@link ClientGoneException} (cancelled while waiting).
    */
   public Future<Permit> acquire(Cancellation cancellation) {
+    Permit now = tryAcquire();
+    if (now != null) {
+      return Future.succeededFuture(now);
+    }
     Waiter w;
     synchronized (this) {
-      if (maxConcurrent == 0 || running < maxConcurrent) {
+      if (running < maxConcurrent) {
         running++;
         return Future.succeededFuture(new Permit(0));
       }
@@ -122,6 +137,24 @@ public final class AdmissionGate {
     return w.promise.future();
   }
 
+  /**
+   * A slot if one is free now (always, without a limit: then no lock is taken), else null and
+   * nothing changed: {@link #acquire} queues.
+   */
+  public Permit tryAcquire() {
+    if (maxConcurrent == 0) {
+      unlimited.incrementAndGet();
+      return new Permit(0);
+    }
+    synchronized (this) {
+      if (running < maxConcurrent && queue.isEmpty()) {
+        running++;
+        return new Permit(0);
+      }
+    }
+    return null;
+  }
+
   /** Takes a waiter out of the queue and fails it, unless it already got its slot. */
   private void leave(Waiter w, Throwable why) {
     synchronized (this) {
@@ -133,8 +166,13 @@ public final class AdmissionGate {
     w.promise.fail(why);
   }
 
-  public synchronized int running() {
-    return running;
+  public int running() {
+    if (maxConcurrent == 0) {
+      return unlimited.get();
+    }
+    synchronized (this) {
+      return running;
+    }
   }
 
   public synchronized int queued() {

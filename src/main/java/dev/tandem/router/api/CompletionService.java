@@ -79,31 +79,44 @@ public final class CompletionService {
     } catch (ApiError e) {
       return Future.failedFuture(e);
     }
-    Future<int[]> ids;
     if (!request.prompt().isText()) {
-      ids = Future.succeededFuture(request.prompt().tokenIds());
-    } else if (tokenizer == null) {
+      return tokenized(body, request, request.prompt().tokenIds(), cancellation);
+    }
+    if (tokenizer == null) {
       return Future.failedFuture(ApiError.invalid("prompt", "unsupported_parameter",
           "this router has no tokenizer: send the prompt as token ids"));
-    } else {
-      String text = request.prompt().text();
-      ids = vertx.executeBlocking(() -> tokenizer.encode(text), false);
     }
-    return ids.compose(tokens -> {
-      try {
-        model.limits().check(tokens, request.maxTokens());
-      } catch (ApiError e) {
-        return Future.failedFuture(e);
-      }
-      return echoText(request, tokens).map(echo -> job(body, request, tokens, echo, cancellation));
-    });
+    String text = request.prompt().text();
+    return vertx.executeBlocking(() -> tokenizer.encode(text), false)
+        .compose(tokens -> tokenized(body, request, tokens, cancellation));
+  }
+
+  /**
+   * The job of a validated request once its prompt is token ids: at once (no future chain) unless
+   * the text to echo must be decoded first.
+   */
+  private Future<CompletionJob> tokenized(JsonObject body, CompletionRequest request, int[] tokens,
+      Cancellation cancellation) {
+    try {
+      model.limits().check(tokens, request.maxTokens());
+    } catch (ApiError e) {
+      return Future.failedFuture(e);
+    }
+    if (!request.echo()) {
+      return Future.succeededFuture(job(body, request, tokens, null, cancellation));
+    }
+    return echoText(request, tokens).map(echo -> job(body, request, tokens, echo, cancellation));
   }
 
   /** As {@link #prepare}, as a request any transport can run. */
   Future<PreparedRequest> prepareRequest(JsonObject body, Cancellation cancellation) {
-    return prepare(body, cancellation).map(job -> new PreparedRequest(job.requestId(),
-        job.stream(), job.includeUsage(), tokenEstimate(job),
-        (output, clock) -> execute(job, output, clock)));
+    Future<CompletionJob> job = prepare(body, cancellation);
+    return job.succeeded() ? Future.succeededFuture(prepared(job.result())) : job.map(this::prepared);
+  }
+
+  private PreparedRequest prepared(CompletionJob job) {
+    return new PreparedRequest(job.requestId(), job.stream(), job.includeUsage(),
+        tokenEstimate(job), (output, clock) -> execute(job, output, clock));
   }
 
   /** The most tokens a job may take: its prompt plus n * max_tokens (prompt alone without it). */
@@ -156,10 +169,8 @@ public final class CompletionService {
         .andThen(ar -> metrics.requestEnded(ar.succeeded() ? 200 : ApiError.from(ar.cause()).status()));
   }
 
+  /** The prompt's text for a request that asked for echo. */
   private Future<String> echoText(CompletionRequest r, int[] tokens) {
-    if (!r.echo()) {
-      return Future.succeededFuture(null);
-    }
     if (r.prompt().isText()) {
       return Future.succeededFuture(r.prompt().text());
     }

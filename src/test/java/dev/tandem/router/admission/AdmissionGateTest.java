@@ -126,6 +126,24 @@ class AdmissionGateTest {
       }
       ctx.verify(() -> assertEquals(100, gate.running()));
       permits.forEach(AdmissionGate.Permit::release);
+      permits.get(0).release(); // idempotent without a limit too
+      ctx.verify(() -> assertEquals(0, gate.running()));
+      ctx.completeNow();
+    });
+  }
+
+  @Test
+  void tryAcquireTakesAFreeSlotOrChangesNothing(Vertx vertx, VertxTestContext ctx) {
+    vertx.runOnContext(v -> {
+      AdmissionGate gate = new AdmissionGate(vertx, 1, 1, 5_000, 1);
+      AdmissionGate.Permit first = gate.tryAcquire();
+      ctx.verify(() -> {
+        assertTrue(first != null && first.waitedNanos() == 0);
+        assertEquals(null, gate.tryAcquire(), "full: no slot, and not queued");
+        assertEquals(1, gate.running());
+        assertEquals(0, gate.queued());
+      });
+      first.release();
       ctx.verify(() -> assertEquals(0, gate.running()));
       ctx.completeNow();
     });
