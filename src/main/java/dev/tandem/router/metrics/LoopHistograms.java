@@ -26,9 +26,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * of its own with plain stores, and a scrape sums the threads' cells. The counts a scrape reads
  * may miss the values being recorded at that moment, as any scrape may.
  *
- * <p>The maximum is the largest value recorded in the current or the previous minute (Micrometer's
- * is over the last two minutes): the minute moves on when the page is read, so a recorder never
- * reads a clock for it.
+ * <p>The maximum is the largest value recorded in the current or the previous minute, or since the
+ * previous scrape when that was longer ago (Micrometer's is over the last two minutes). The minute
+ * moves on when the page is read, so a recorder never reads a clock for it.
  */
 final class LoopHistograms implements MultiCollector {
 
@@ -43,8 +43,13 @@ final class LoopHistograms implements MultiCollector {
       return n < THREADS ? n : THREADS;
     }
   };
-  /** The minute of the maxima, moved on by scrapes. */
+  /** The minute of the maxima, as of the last scrape (moved on by scrapes). */
   private static volatile long minute = System.currentTimeMillis() / 60_000;
+
+  /** Sets the minute the last scrape saw (tests: a scrape long ago). */
+  static void lastScrapedMinute(long m) {
+    minute = m;
+  }
 
   private final String name;
   private final String help;
@@ -118,9 +123,9 @@ final class LoopHistograms implements MultiCollector {
       return c;
     }
 
-    private HistogramSnapshot.HistogramDataPointSnapshot snapshot(long now, double[] max) {
+    private HistogramSnapshot.HistogramDataPointSnapshot snapshot(long now, long lastScraped,
+        double[] max) {
       long[] counts = new long[boundsNanos.length + 1];
-      long count = 0;
       long sum = 0;
       long top = 0;
       List<Cell> all = new ArrayList<>(THREADS + 1);
@@ -132,13 +137,10 @@ final class LoopHistograms implements MultiCollector {
         }
       }
       for (Cell c : all) {
-        top = Math.max(top, c.readInto(counts, now));
+        top = Math.max(top, c.readInto(counts, now, lastScraped));
       }
       synchronized (shared) {
-        top = Math.max(top, shared.readInto(counts, now));
-      }
-      for (long n : counts) {
-        count += n;
+        top = Math.max(top, shared.readInto(counts, now, lastScraped));
       }
       for (Cell c : all) {
         sum += (long) LONGS.getOpaque(c.totals, 0);
@@ -191,8 +193,11 @@ final class LoopHistograms implements MultiCollector {
       }
     }
 
-    /** Adds its counts into {@code into}; gives its largest value of minute {@code now} and the one before. */
-    long readInto(long[] into, long now) {
+    /**
+     * Adds its counts into {@code into}; gives its largest value of minute {@code now} and the one
+     * before, or of the minute the last scrape set ({@code lastScraped}: recorded since then).
+     */
+    long readInto(long[] into, long now, long lastScraped) {
       for (int i = 0; i < into.length; i++) {
         into[i] += (long) LONGS.getOpaque(counts, i);
       }
@@ -202,21 +207,22 @@ final class LoopHistograms implements MultiCollector {
       if (at == now) {
         return Math.max(thisMinute, before);
       }
-      return at == now - 1 ? thisMinute : 0;
+      return at == now - 1 || at == lastScraped ? thisMinute : 0;
     }
   }
 
   @Override
   public MetricSnapshots collect() {
     long now = System.currentTimeMillis() / 60_000;
-    if (minute != now) {
+    long lastScraped = minute;
+    if (lastScraped != now) {
       minute = now;
     }
     HistogramSnapshot.Builder histogram = HistogramSnapshot.builder().name(name).help(help);
     GaugeSnapshot.Builder max = GaugeSnapshot.builder().name(name + "_max").help(help);
     double[] top = new double[1];
     for (Series s : series) {
-      histogram.dataPoint(s.snapshot(now, top));
+      histogram.dataPoint(s.snapshot(now, lastScraped, top));
       max.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().value(top[0])
           .labels(s.labels).build());
     }

@@ -88,6 +88,24 @@ class LoopHistogramsTest {
   }
 
   @Test
+  void theMaxCoversWhatCameSinceAScrapeLongAgoAndThenLetsGo() {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    LoopHistograms h = new LoopHistograms("slow_scrape", "Scraped rarely.", BUCKETS, "call");
+    registry.getPrometheusRegistry().register(h);
+    LoopHistograms.Series s = h.series("completions");
+    long now = System.currentTimeMillis() / 60_000;
+    LoopHistograms.lastScrapedMinute(now - 5); // the last scrape was five minutes ago
+    s.record(TimeUnit.MILLISECONDS.toNanos(42));
+    Map<String, Double> m = samples(registry);
+    assertEquals(0.042, m.get("slow_scrape_seconds_max{call=\"completions\"}"), 1e-9,
+        "recorded since the last scrape");
+    LoopHistograms.lastScrapedMinute(now + 2); // two minutes on, nothing recorded since
+    m = samples(registry);
+    assertEquals(0, m.get("slow_scrape_seconds_max{call=\"completions\"}"), "an old max lets go");
+    assertEquals(1, m.get("slow_scrape_seconds_count{call=\"completions\"}"), "counts stay");
+  }
+
+  @Test
   void labelsAndBucketsAreChecked() {
     LoopHistograms h = new LoopHistograms("x", "x", BUCKETS, "mode", "engine");
     assertThrows(IllegalArgumentException.class, () -> h.series("only one"));
