@@ -15,6 +15,7 @@ import dev.tandem.config.NetworkTransport;
 import dev.tandem.config.OptionValues;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.eventbus.EventBusOptions;
 import io.vertx.core.http.ClientAuth;
@@ -97,12 +98,27 @@ final class ClusterVertx {
    */
   static Vertx start(OptionValues<?> config, NetworkTransport transport)
       throws InterruptedException, ExecutionException {
+    try {
+      return start(config, NetworkTransports.apply(Vertx.builder(), transport));
+    } catch (RuntimeException e) {
+      if (e instanceof ConfigException || !NetworkTransports.picksIoUring(transport)) {
+        throw e;
+      }
+      // io_uring loaded, but its event loops did not start here (a ring the kernel refused, a
+      // locked-memory limit): auto goes on as it would without io_uring, and the log says so
+      System.err.println("io_uring did not start (" + e + "); using epoll or nio instead");
+      return start(config, NetworkTransports.applyWithoutIoUring(Vertx.builder()));
+    }
+  }
+
+  private static Vertx start(OptionValues<?> config, VertxBuilder builder)
+      throws InterruptedException, ExecutionException {
     if (!config.get(CLUSTER)) {
-      return NetworkTransports.apply(Vertx.builder(), transport).build();
+      return builder.build();
     }
     HazelcastClusterManager manager = new HazelcastClusterManager(hazelcastConfig(config));
-    Future<Vertx> clustered = NetworkTransports.apply(Vertx.builder(), transport)
-        .with(vertxOptions(config)).withClusterManager(manager).buildClustered();
+    Future<Vertx> clustered = builder.with(vertxOptions(config)).withClusterManager(manager)
+        .buildClustered();
     return clustered.toCompletionStage().toCompletableFuture().get();
   }
 

@@ -6,7 +6,10 @@ package dev.tandem.config;
  * transport") has what each costs.
  */
 public enum NetworkTransport {
-  /** Netty's native epoll transport where it loads (Linux x86-64), else Java NIO. */
+  /**
+   * Netty's io_uring transport where it loads and starts, else its native epoll transport where
+   * that loads (Linux x86-64), else Java NIO.
+   */
   AUTO("auto"),
   /** Netty's native epoll transport; the router does not start where it cannot load. */
   EPOLL("epoll"),

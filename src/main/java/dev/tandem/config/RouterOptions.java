@@ -43,9 +43,9 @@ public final class RouterOptions extends OptionValues<RouterOptions> {
   public static final Option<NetworkTransport> NETWORK_TRANSPORT = OPTIONS.add(Option.of(
       "networkTransport", "--network-transport", ValueType.choice(
           List.of(NetworkTransport.values()), NetworkTransport::wireName), NetworkTransport.AUTO)
-      .help("what carries the router process's connections: auto (epoll where it loads, else"
-          + " nio), epoll, io_uring (cheaper under load, slower for one connection) or nio;"
-          + " tandem router's own Vert.x only"));
+      .help("what carries the router process's connections: auto (io_uring where it loads,"
+          + " else epoll, else nio), io_uring (cheaper under load), epoll (cheaper for one"
+          + " connection) or nio; tandem router's own Vert.x only"));
   public static final Option<Double> PD_BALANCE_FACTOR = OPTIONS.add(Option.number(
       "pdBalanceFactor", "--pd-balance-factor", 0.0)
       .rule(Rule.<Double>of(f -> f >= 0 && f < 1, "must be in [0, 1)")

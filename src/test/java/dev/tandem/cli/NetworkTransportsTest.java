@@ -48,12 +48,15 @@ class NetworkTransportsTest {
   }
 
   @Test
-  void autoIsEpollWhereItLoadsElseNioSayingWhy() throws Exception {
+  void autoIsIoUringWhereItLoadsElseEpollElseNioSayingWhy() throws Exception {
     String auto = serveOneRequest(NetworkTransport.AUTO);
-    if (Transport.EPOLL.available()) {
-      assertEquals("epoll", auto);
+    if (Transport.IO_URING.available()) {
+      assertEquals("io_uring", auto);
+    } else if (Transport.EPOLL.available()) {
+      assertTrue(auto.startsWith("epoll (io_uring: "), "says why io_uring did not load: " + auto);
     } else {
-      assertTrue(auto.startsWith("nio (epoll: "), "says why epoll did not load: " + auto);
+      assertTrue(auto.startsWith("nio (io_uring: ") && auto.contains("; epoll: "),
+          "says why neither native transport loaded: " + auto);
     }
   }
 

@@ -81,9 +81,14 @@ final class LoopDeadlines {
   /**
    * (Re)arms {@code t} in the lane of timeouts {@code lengthNanos} long, to expire at
    * {@code deadline} (System.nanoTime; at most that length from now, so that one lane stays in
-   * order at little cost). False, and {@code t} disarmed, when every lane has another length.
+   * order at little cost). False, and {@code t} disarmed, when every lane has another length or
+   * when called off the loop's thread (the caller then keeps a task of its own).
    */
   boolean arm(Timed t, long lengthNanos, long deadline) {
+    if (!loop.inEventLoop()) {
+      disarm(t);
+      return false;
+    }
     disarm(t);
     Lane lane = lane(lengthNanos);
     if (lane == null) {

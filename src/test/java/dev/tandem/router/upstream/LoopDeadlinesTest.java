@@ -192,5 +192,9 @@ class LoopDeadlinesTest {
     assertNull(LoopDeadlines.of(loop), "not on the loop's thread");
     LoopDeadlines first = onLoop(d -> d);
     assertSame(first, onLoop(d -> d), "one list per loop");
+    long length = TimeUnit.MILLISECONDS.toNanos(10);
+    assertFalse(first.arm(new Named("off the loop"), length, System.nanoTime() + length),
+        "a list kept and used off its loop's thread refuses");
+    assertEquals(Integer.valueOf(0), onLoop(d -> d.armedCount()));
   }
 }
