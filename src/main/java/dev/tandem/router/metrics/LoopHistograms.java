@@ -6,12 +6,10 @@ import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
-import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,13 +41,6 @@ final class LoopHistograms implements MultiCollector {
       return n < THREADS ? n : THREADS;
     }
   };
-  /** The minute of the maxima, as of the last scrape (moved on by scrapes). */
-  private static volatile long minute = System.currentTimeMillis() / 60_000;
-
-  /** Sets the minute the last scrape saw (tests: a scrape long ago). */
-  static void lastScrapedMinute(long m) {
-    minute = m;
-  }
 
   private final String name;
   private final String help;
@@ -57,6 +48,8 @@ final class LoopHistograms implements MultiCollector {
   private final long[] boundsNanos;
   private final double[] boundsSeconds;
   private final List<Series> series = new CopyOnWriteArrayList<>();
+  /** The minute of the maxima, as this family's last scrape set it (moved on by its scrapes). */
+  private volatile long minute = System.currentTimeMillis() / 60_000;
 
   /** @param name without its unit: {@code tandem_router_e2e} gives {@code tandem_router_e2e_seconds} */
   LoopHistograms(String name, String help, Duration[] buckets, String... labelNames) {
@@ -73,6 +66,11 @@ final class LoopHistograms implements MultiCollector {
       }
     }
     boundsSeconds[buckets.length] = Double.POSITIVE_INFINITY;
+  }
+
+  /** Sets the minute this family's last scrape saw (tests: a scrape long ago). */
+  void lastScrapedMinute(long m) {
+    minute = m;
   }
 
   /** The series of these label values (one per label name), made here; keep it and record into it. */
@@ -105,7 +103,7 @@ final class LoopHistograms implements MultiCollector {
       int thread = THREAD.get();
       if (thread == THREADS) {
         synchronized (shared) {
-          shared.add(bucket(nanos), nanos);
+          shared.add(bucket(nanos), nanos, minute);
         }
         return;
       }
@@ -113,7 +111,7 @@ final class LoopHistograms implements MultiCollector {
       if (c == null) {
         c = newCell(thread);
       }
-      c.add(bucket(nanos), nanos);
+      c.add(bucket(nanos), nanos, minute);
     }
 
     private synchronized Cell newCell(int thread) {
@@ -123,35 +121,27 @@ final class LoopHistograms implements MultiCollector {
       return c;
     }
 
+    /** Its counts now; {@code totals} gets the sum and the maximum, in nanoseconds. */
     private HistogramSnapshot.HistogramDataPointSnapshot snapshot(long now, long lastScraped,
-        double[] max) {
+        long[] totals) {
       long[] counts = new long[boundsNanos.length + 1];
-      long sum = 0;
-      long top = 0;
-      List<Cell> all = new ArrayList<>(THREADS + 1);
+      totals[0] = 0;
+      totals[1] = 0;
+      Cell[] all;
       synchronized (this) {
-        for (Cell c : cells) {
-          if (c != null) {
-            all.add(c);
-          }
+        all = cells.clone();
+      }
+      for (Cell c : all) {
+        if (c != null) {
+          c.readInto(counts, totals, now, lastScraped);
         }
       }
-      for (Cell c : all) {
-        top = Math.max(top, c.readInto(counts, now, lastScraped));
-      }
       synchronized (shared) {
-        top = Math.max(top, shared.readInto(counts, now, lastScraped));
+        shared.readInto(counts, totals, now, lastScraped);
       }
-      for (Cell c : all) {
-        sum += (long) LONGS.getOpaque(c.totals, 0);
-      }
-      synchronized (shared) {
-        sum += shared.totals[0];
-      }
-      max[0] = top / 1e9;
       return HistogramSnapshot.HistogramDataPointSnapshot.builder()
           .classicHistogramBuckets(ClassicHistogramBuckets.of(boundsSeconds, counts))
-          .sum(sum / 1e9).labels(labels).build();
+          .sum(totals[0] / 1e9).labels(labels).build();
     }
   }
 
@@ -178,10 +168,9 @@ final class LoopHistograms implements MultiCollector {
       counts = new long[buckets];
     }
 
-    void add(int bucket, long nanos) {
+    void add(int bucket, long nanos, long now) {
       LONGS.setOpaque(counts, bucket, (long) LONGS.getOpaque(counts, bucket) + 1);
       LONGS.setOpaque(totals, 0, (long) LONGS.getOpaque(totals, 0) + nanos);
-      long now = minute;
       long at = (long) LONGS.getOpaque(totals, 3);
       if (at != now) {
         LONGS.setOpaque(totals, 2, at == now - 1 ? (long) LONGS.getOpaque(totals, 1) : 0L);
@@ -194,20 +183,21 @@ final class LoopHistograms implements MultiCollector {
     }
 
     /**
-     * Adds its counts into {@code into}; gives its largest value of minute {@code now} and the one
-     * before, or of the minute the last scrape set ({@code lastScraped}: recorded since then).
+     * Adds its counts into {@code into}, its sum into {@code totals[0]}, and raises
+     * {@code totals[1]} to its largest value of minute {@code now} and the one before, or of the
+     * minute the last scrape set ({@code lastScraped}: recorded since then).
      */
-    long readInto(long[] into, long now, long lastScraped) {
+    void readInto(long[] into, long[] totals, long now, long lastScraped) {
       for (int i = 0; i < into.length; i++) {
         into[i] += (long) LONGS.getOpaque(counts, i);
       }
-      long at = (long) LONGS.getOpaque(totals, 3);
-      long thisMinute = (long) LONGS.getOpaque(totals, 1);
-      long before = (long) LONGS.getOpaque(totals, 2);
-      if (at == now) {
-        return Math.max(thisMinute, before);
-      }
-      return at == now - 1 || at == lastScraped ? thisMinute : 0;
+      totals[0] += (long) LONGS.getOpaque(this.totals, 0);
+      long at = (long) LONGS.getOpaque(this.totals, 3);
+      long thisMinute = (long) LONGS.getOpaque(this.totals, 1);
+      long before = (long) LONGS.getOpaque(this.totals, 2);
+      long max = at == now ? Math.max(thisMinute, before)
+          : at == now - 1 || at == lastScraped ? thisMinute : 0;
+      totals[1] = Math.max(totals[1], max);
     }
   }
 
@@ -215,19 +205,16 @@ final class LoopHistograms implements MultiCollector {
   public MetricSnapshots collect() {
     long now = System.currentTimeMillis() / 60_000;
     long lastScraped = minute;
-    if (lastScraped != now) {
-      minute = now;
-    }
+    minute = now;
     HistogramSnapshot.Builder histogram = HistogramSnapshot.builder().name(name).help(help);
     GaugeSnapshot.Builder max = GaugeSnapshot.builder().name(name + "_max").help(help);
-    double[] top = new double[1];
+    long[] totals = new long[2];
     for (Series s : series) {
-      histogram.dataPoint(s.snapshot(now, lastScraped, top));
-      max.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().value(top[0])
+      histogram.dataPoint(s.snapshot(now, lastScraped, totals));
+      max.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().value(totals[1] / 1e9)
           .labels(s.labels).build());
     }
-    List<MetricSnapshot> out = List.of(histogram.build(), max.build());
-    return new MetricSnapshots(out);
+    return MetricSnapshots.of(histogram.build(), max.build());
   }
 
   @Override

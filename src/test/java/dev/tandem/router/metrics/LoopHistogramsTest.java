@@ -92,14 +92,21 @@ class LoopHistogramsTest {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     LoopHistograms h = new LoopHistograms("slow_scrape", "Scraped rarely.", BUCKETS, "call");
     registry.getPrometheusRegistry().register(h);
+    LoopHistograms other = new LoopHistograms("other", "Scraped with it.", BUCKETS, "call");
+    registry.getPrometheusRegistry().register(other);
     LoopHistograms.Series s = h.series("completions");
+    LoopHistograms.Series o = other.series("completions");
     long now = System.currentTimeMillis() / 60_000;
-    LoopHistograms.lastScrapedMinute(now - 5); // the last scrape was five minutes ago
+    h.lastScrapedMinute(now - 5); // the last scrape was five minutes ago
+    other.lastScrapedMinute(now - 5);
     s.record(TimeUnit.MILLISECONDS.toNanos(42));
+    o.record(TimeUnit.MILLISECONDS.toNanos(7));
     Map<String, Double> m = samples(registry);
     assertEquals(0.042, m.get("slow_scrape_seconds_max{call=\"completions\"}"), 1e-9,
         "recorded since the last scrape");
-    LoopHistograms.lastScrapedMinute(now + 2); // two minutes on, nothing recorded since
+    assertEquals(0.007, m.get("other_seconds_max{call=\"completions\"}"), 1e-9,
+        "each family keeps its own minute: scraping one first does not move the other's");
+    h.lastScrapedMinute(now + 2); // two minutes on, nothing recorded since
     m = samples(registry);
     assertEquals(0, m.get("slow_scrape_seconds_max{call=\"completions\"}"), "an old max lets go");
     assertEquals(1, m.get("slow_scrape_seconds_count{call=\"completions\"}"), "counts stay");
