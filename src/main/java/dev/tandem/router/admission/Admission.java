@@ -94,11 +94,11 @@ public final class Admission {
       return Future.failedFuture(e);
     }
     KeyQuotas.Quota held = quota.limited() ? quota : null;
-    AdmissionGate.Permit free = gate.tryAcquire(); // nearly always: no future chain then
-    if (free != null) {
-      return Future.succeededFuture(new Ticket(free, held, tokenEstimate, headers));
+    Future<AdmissionGate.Permit> acquired = gate.acquire(cancellation);
+    if (acquired.succeeded()) { // nearly always a free slot: no future chain then
+      return Future.succeededFuture(new Ticket(acquired.result(), held, tokenEstimate, headers));
     }
-    return gate.acquire(cancellation).transform(ar -> {
+    return acquired.transform(ar -> {
       if (ar.succeeded()) {
         return Future.succeededFuture(new Ticket(ar.result(), held, tokenEstimate, headers));
       }

@@ -147,7 +147,7 @@ public final class AdmissionGate {
       return new Permit(0);
     }
     synchronized (this) {
-      if (running < maxConcurrent && queue.isEmpty()) {
+      if (running < maxConcurrent) { // (with a queue, every slot is taken: release hands it on)
         running++;
         return new Permit(0);
       }
