@@ -126,6 +126,47 @@ tb_wait_http() { # url seconds pid logfile
   tb_die "$url did not answer within ${secs}s (log: $log)"
 }
 
+# Debian's nginx as users run it in front of SSE backends (HTTP/1.1 keep-alive upstream, no
+# buffering), listening on nginx-port in front of 127.0.0.1:engine-port, its files under DIR/nginx;
+# its pid goes to TB_LAST_PID (the master; its workers are its children).
+tb_start_nginx() { # dir engine-port nginx-port
+  local dir="$1"; shift
+  rm -rf "$dir/nginx"
+  mkdir -p "$dir/nginx/logs"
+  cat >"$dir/nginx/nginx.conf" <<NGINX
+worker_processes auto;
+pid $dir/nginx/nginx.pid;
+error_log $dir/nginx/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $dir/nginx/body;
+  proxy_temp_path $dir/nginx/proxy;
+  fastcgi_temp_path $dir/nginx/fastcgi;
+  uwsgi_temp_path $dir/nginx/uwsgi;
+  scgi_temp_path $dir/nginx/scgi;
+  upstream engine {
+    server 127.0.0.1:$1;
+    keepalive 256;
+  }
+  server {
+    listen 127.0.0.1:$2;
+    keepalive_requests 100000;
+    location / {
+      proxy_pass http://engine;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+      proxy_request_buffering off;
+      proxy_read_timeout 600s;
+    }
+  }
+}
+NGINX
+  tb_start "$dir/nginx-$1.log" nginx -c "$dir/nginx/nginx.conf" -p "$dir/nginx" -g 'daemon off;'
+  tb_wait_http "http://127.0.0.1:$2/v1/models" 20 "$TB_LAST_PID" "$dir/nginx-$1.log"
+}
+
 # The 1-minute load average: the machine is shared, so every result records how busy it was.
 tb_load() { awk '{ print $1 }' /proc/loadavg; }
 

@@ -70,44 +70,6 @@ ROUTER_JAVA_OPTS="${ROUTER_JAVA_OPTS:-$TANDEM_JAVA_OPTS}"
 tb_log "making the tiny model"
 "$TB_TANDEM" make-model "$WORK/model" --preset tiny --seed 1 >/dev/null
 
-# nginx as users run it in front of SSE backends: HTTP/1.1 keep-alive upstream, no buffering.
-start_nginx() { # engine-port nginx-port
-  rm -rf "$WORK/nginx"
-  mkdir -p "$WORK/nginx/logs"
-  cat >"$WORK/nginx/nginx.conf" <<NGINX
-worker_processes auto;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $WORK/nginx/body;
-  proxy_temp_path $WORK/nginx/proxy;
-  fastcgi_temp_path $WORK/nginx/fastcgi;
-  uwsgi_temp_path $WORK/nginx/uwsgi;
-  scgi_temp_path $WORK/nginx/scgi;
-  upstream engine {
-    server 127.0.0.1:$1;
-    keepalive 256;
-  }
-  server {
-    listen 127.0.0.1:$2;
-    keepalive_requests 100000;
-    location / {
-      proxy_pass http://engine;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_buffering off;
-      proxy_request_buffering off;
-      proxy_read_timeout 600s;
-    }
-  }
-}
-NGINX
-  tb_start "$WORK/nginx-$1.log" nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" -g 'daemon off;'
-  tb_wait_http "http://127.0.0.1:$2/v1/models" 20 "$TB_LAST_PID" "$WORK/nginx-$1.log"
-}
-
 # One timed run of the zero pass: prints "requests req/s p50_ms p99_ms errors" (requests: all that
 # the run sent, warm-up included, for CPU per request; latency of the whole answer).
 zero_run() { # client connections mode url json-or-log
@@ -177,7 +139,7 @@ run_zero_pass() {
     tb_wait_http "http://127.0.0.1:$disagg_port/v1/models" 300 "$TB_LAST_PID" "$WORK/router-disagg.log"
   fi
   tb_log "[zero] starting nginx $(nginx -v 2>&1 | sed 's/.*\///') on port $nginx_port"
-  start_nginx "$engine_port" "$nginx_port"
+  tb_start_nginx "$WORK" "$engine_port" "$nginx_port"
   local nginx_pid=$TB_LAST_PID
   local floor_pid="" floor_port=""
   if [[ "${ZERO_FLOOR:-1}" != 0 ]]; then
@@ -306,7 +268,7 @@ run_pass() { # tiny|null
   tb_wait_http "http://127.0.0.1:$router_port/v1/models" 300 "$TB_LAST_PID" "$WORK/router-$pass.log"
   tb_wait_http "http://127.0.0.1:$engine_port/v1/models" 30 "$TB_LAST_PID" "$WORK/router-$pass.log"
   tb_log "[$pass] starting nginx $(nginx -v 2>&1 | sed 's/.*\///') on port $nginx_port"
-  start_nginx "$engine_port" "$nginx_port"
+  tb_start_nginx "$WORK" "$engine_port" "$nginx_port"
   local nginx_pid=$TB_LAST_PID
 
   declare -A url=(
