@@ -6,12 +6,13 @@
 #   1. /proc: requests/s, p50, CPU ms per request and voluntary context switches per request
 #      (a sleep and a wake-up each; at one connection a proxy sleeps once per leg it waits on);
 #   2. perf record (cpu-clock, the proxy's pids, for exactly wrk's run): the shares of user code
-#      (the proxy's own, the JVM's code and stubs, libc) and of the kernel, and the largest kernel
-#      symbol apart, reported as those shares of run 1's CPU per request (perf's sampling adds
-#      ~25% to what it watches, so its own totals are not the proxy's) (on a paravirtualised VM, where interrupts are delivered, e.g.
-#      pvm_irq_enable: the cost of each wake-up and loopback transfer the hypervisor adds);
+#      (the proxy's own, the JVM's code and stubs, libc) and of the kernel, and of the largest
+#      kernel symbol (on a paravirtualised VM the one where interrupts are delivered, e.g.
+#      pvm_irq_enable: what each wake-up and loopback transfer costs there), reported as those
+#      shares of run 1's CPU per request (perf's sampling adds ~25% to what it watches, so its
+#      own totals are not the proxy's);
 #   3. strace -c (slows the proxy; counts only): system calls per request by name.
-# Prints one table per round, then medians over rounds.
+# Prints the medians over rounds per setup (OUT_DIR/summary.md); every run is in OUT_DIR/runs.tsv.
 #
 #   bench/kernel-split.sh
 #
@@ -77,15 +78,15 @@ drive() { # setup seconds -> WRK line
   WRK_BODY_FILE="$body" wrk -t1 -c"$CONNS" -d"$2s" --timeout 10s -s "$here/wrk-post.lua" \
     "${url[$1]}/v1/completions" 2>&1 | awk '$1 == "WRK"'
 }
-# voluntary context switches and CPU ticks (user + system) of every thread of the pids
-switches_and_ticks() { # pid...
-  local p
+# voluntary context switches of every thread of the pids, then their CPU ms (tb_cpu_ms)
+switches_and_cpu() { # pid...
+  local p v=0 n
   for p in "$@"; do
-    for t in /proc/"$p"/task/*; do
-      awk '/^voluntary_ctxt_switches/ { printf "%d ", $2 }' "$t/status" 2>/dev/null || true
-      awk '{ print $14 + $15 }' "$t/stat" 2>/dev/null || true
+    for n in $(cat /proc/"$p"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ { print $2 }'); do
+      v=$(( v + n ))
     done
-  done | awk '{ v += $1; c += $2 } END { print v + 0, c + 0 }'
+  done
+  echo "$v $(tb_cpu_ms "$@")"
 }
 
 for s in "${setups[@]}"; do
@@ -93,7 +94,6 @@ for s in "${setups[@]}"; do
   drive "$s" "${WARMUP_SECONDS:-20}" >/dev/null
 done
 
-hz=$(getconf CLK_TCK)
 printf 'round\tsetup\treq_s\tp50_ms\tcpu_ms\tvcsw\tuser_pct\tkernel_pct\ttop_kernel_pct\ttop_kernel\tsyscalls\tsyscall_mix\n' >"$OUT/runs.tsv"
 for r in $(seq 1 "$ROUNDS"); do
   order=("${setups[@]:r % ${#setups[@]}}" "${setups[@]:0:r % ${#setups[@]}}")
@@ -101,9 +101,9 @@ for r in $(seq 1 "$ROUNDS"); do
     # shellcheck disable=SC2206
     p=(${pids[$s]})
     # 1. /proc
-    read -r v0 c0 < <(switches_and_ticks "${p[@]}")
+    read -r v0 c0 < <(switches_and_cpu "${p[@]}")
     line=$(drive "$s" "$SECONDS_PER_RUN")
-    read -r v1 c1 < <(switches_and_ticks "${p[@]}")
+    read -r v1 c1 < <(switches_and_cpu "${p[@]}")
     read -r _ n us p50 _ errs <<<"$line"
     # 2. perf, for exactly one wrk run
     WRK_BODY_FILE="$body" perf record -q -e cpu-clock -F 2000 -p "$(IFS=,; echo "${p[*]}")" \
@@ -132,7 +132,7 @@ for r in $(seq 1 "$ROUNDS"); do
     printf '%d\t%s\t%.0f\t%.3f\t%.4f\t%.2f\t%s\t%s\t%s\n' "$r" "$s" \
       "$(awk -v n="$n" -v us="$us" 'BEGIN { print n / (us / 1e6) }')" \
       "$(awk -v p="$p50" 'BEGIN { print p / 1000 }')" \
-      "$(awk -v c=$(( c1 - c0 )) -v n="$n" -v hz="$hz" 'BEGIN { print c * 1000 / hz / n }')" \
+      "$(awk -v c=$(( c1 - c0 )) -v n="$n" 'BEGIN { print c / n }')" \
       "$(awk -v v=$(( v1 - v0 )) -v n="$n" 'BEGIN { print v / n }')" \
       "$split" "${calls:-?}" "${mix:-?}" >>"$OUT/runs.tsv"
   done
