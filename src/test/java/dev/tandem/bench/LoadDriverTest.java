@@ -70,8 +70,11 @@ class LoadDriverTest {
       assertTrue(g.tokensFromUsage());
       assertEquals(0, g.shortOutputs());
       // TTFT >= the scripted 40 ms; TPOT about the 5 ms gap (timers are coarse, so a loose bound).
+      // The server spaces the tokens by >= 5 ms, but a client loop busy when the first one came
+      // reads it late, moving time from TPOT to TTFT: under a full suite on 2 cores one run's
+      // median was 4.43 ms. Hence 4 ms, still well apart from no gap at all.
       assertTrue(g.ttft().p50() >= 40 && g.ttft().p50() < 200, "ttft " + g.ttft());
-      assertTrue(g.tpot().p50() >= 4.5 && g.tpot().p50() < 30, "tpot " + g.tpot());
+      assertTrue(g.tpot().p50() >= 4 && g.tpot().p50() < 30, "tpot " + g.tpot());
       assertTrue(g.e2e().p50() >= 40 + 7 * 5, "e2e " + g.e2e());
       assertEquals(20, g.withinSlo(), "ttft <= 1 s and tpot <= 1 s hold for all");
       // Time outside the "engine" = client latency minus the scripted schedule: small, never negative.
