@@ -80,13 +80,10 @@ drive() { # setup seconds -> WRK line
 }
 # voluntary context switches of every thread of the pids, then their CPU ms (tb_cpu_ms)
 switches_and_cpu() { # pid...
-  local p v=0 n
-  for p in "$@"; do
-    for n in $(cat /proc/"$p"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ { print $2 }'); do
-      v=$(( v + n ))
-    done
-  done
-  echo "$v $(tb_cpu_ms "$@")"
+  local p status=()
+  for p in "$@"; do status+=(/proc/"$p"/task/*/status); done
+  echo "$(cat "${status[@]}" 2>/dev/null | awk '/^voluntary_ctxt_switches/ { v += $2 } END { print v + 0 }')" \
+    "$(tb_cpu_ms "$@")"
 }
 
 for s in "${setups[@]}"; do
