@@ -67,7 +67,9 @@ STEPS = [
     ("dispatch and routing", ("dev.tandem.router.dispatch.RoundRobinDispatcher",
                               "dev.tandem.router.dispatch.DisaggDispatcher",
                               "dev.tandem.router.policy.", "dev.tandem.router.registry.")),
-    ("client request read and validated", ("dev.tandem.api.JsonTree", "dev.tandem.api.CompletionRequest",
+    # The JSON readers (JsonTree, and ChunkScanner built on it) are charged to their caller's
+    # step: JsonTree here would take the engine's usage record from the chunks' step.
+    ("client request read and validated", ("dev.tandem.api.CompletionRequest",
                                            "dev.tandem.router.api.CompletionService",
                                            "dev.tandem.router.api.CompletionsHandler")),
     ("engine bytes handed to Tandem", ("dev.tandem.router.upstream.EngineConnection.channelRead",)),
@@ -88,7 +90,10 @@ def owner(frame):
     for who, prefixes in OWNERS:
         if frame.startswith(prefixes):
             return who
-    if "." in frame and not frame.startswith("["):
+    # Kernel frames end in _[k] and may hold dots (finish_task_switch.isra.0_[k]); the JVM's and
+    # libc's own frames hold "::" or "@@" (HeapRegionType::get_trace_type, clock_gettime@@GLIBC).
+    native = frame.endswith("_[k]") or "::" in frame or "@@" in frame
+    if "." in frame and not frame.startswith("[") and not native:
         return "other Java"
     return "kernel, libc and the JVM's own code (syscalls, stubs, GC barriers)"
 
