@@ -28,6 +28,8 @@ final class ChunkScanner extends JsonTree {
   private static final byte[] FINISH_REASON = ascii("finish_reason");
   private static final byte[] TOKEN_IDS = ascii("token_ids");
   private static final byte[] LOGPROBS = ascii("logprobs");
+  private static final byte[] COMPLETION_TOKENS = ascii("completion_tokens");
+  private static final byte[] EXTRA = ascii("extra");
 
   /** The last field name read: its bytes are {@code b[keyAt, keyAt + keyLength)}. */
   private int keyAt;
@@ -46,6 +48,9 @@ final class ChunkScanner extends JsonTree {
   private int idsFrom = -1;
   private int idsTo;
   private boolean usage;
+  /** What the chunk's usage record holds, as {@link #usage()} read it. */
+  private Integer completionTokens;
+  private JsonObject usageExtra;
 
   ChunkScanner(byte[] bytes, int offset, int end) {
     super(bytes, offset, end);
@@ -109,7 +114,6 @@ final class ChunkScanner extends JsonTree {
 
   private EngineChunk chunk() {
     List<EngineChunk.Choice> choices = List.of();
-    JsonObject usage = null;
     expect('{');
     if (!emptyContainer('}')) {
       do {
@@ -118,8 +122,10 @@ final class ChunkScanner extends JsonTree {
           choicesFields++;
           choices = nullLiteral() ? List.of() : choices();
         } else if (keyIs(USAGE)) {
-          usage = nullLiteral() ? null : objectValue(0);
-          this.usage |= usage != null;
+          if (!nullLiteral()) { // a null usage leaves an earlier one, as Jackson's reading does
+            usage = true;
+            usage();
+          }
         } else if (keyIs(ERROR)) {
           if (!nullLiteral()) {
             return null; // an error event: Jackson keeps its body (no exception thrown)
@@ -133,7 +139,30 @@ final class ChunkScanner extends JsonTree {
     if (i != end) {
       throw GIVE_UP;
     }
-    return EngineChunk.of(choices, usage, null);
+    return new EngineChunk(choices, completionTokens, usageExtra, null);
+  }
+
+  /**
+   * The usage object at {@code i}, keeping what {@link EngineChunk#of} keeps of it: the value of
+   * its last {@code completion_tokens} if a number, of its last {@code extra} if an object. The
+   * other members are checked and skipped, not built into a JsonObject.
+   */
+  private void usage() {
+    completionTokens = null;
+    usageExtra = null;
+    expect('{');
+    if (!emptyContainer('}')) {
+      do {
+        key();
+        if (keyIs(COMPLETION_TOKENS)) {
+          completionTokens = value(1, false) instanceof Number n ? n.intValue() : null;
+        } else if (keyIs(EXTRA)) {
+          usageExtra = value(1, false) instanceof JsonObject x ? x : null;
+        } else {
+          skipValue(1);
+        }
+      } while (next('}'));
+    }
   }
 
   private List<EngineChunk.Choice> choices() {

@@ -167,7 +167,7 @@ final class ChunkShape {
       return null;
     }
     readEnd = at + n;
-    return EngineChunk.of(List.of(new EngineChunk.Choice(choice.index(), text,
-        choice.finishReason(), ids, null)), null, null);
+    return new EngineChunk(List.of(new EngineChunk.Choice(choice.index(), text,
+        choice.finishReason(), ids, null)), null, null, null);
   }
 }

@@ -40,11 +40,15 @@ class ChunkScannerTest {
           + "\"long\":-123456789012345678,\"z\":-0,\"f\":-0.0,\"e\":1e400,\"t\":true,\"n\":null,"
           + "\"s\":\"\\u00e9\u00e9\",\"o\":{\"k\\\"\":[false,{}]}}}}",
       "{\"usage\":{\"completion_tokens\":2.9,\"extra\":[1]},\"usage\":{\"completion_tokens\":7}}",
-      "{\"usage\":{}}");
+      "{\"usage\":{}}",
+      // usage members the router does not keep are checked and skipped, whatever their numbers
+      "{\"choices\":[],\"usage\":{\"completion_tokens\":3,\"n\":12345678901234567890}}",
+      "{\"usage\":{\"completion_tokens\":5,\"extra\":{\"a\":1}},\"usage\":null}",
+      "{\"usage\":{\"extra\":{\"a\":1},\"completion_tokens\":\"5\",\"extra\":5}}",
+      "{\"usage\":{\"completion_tokens\":12345678901,\"extra\":null}}");
 
   /** Jackson reads these; the scanner leaves them to it. */
   private static final List<String> LEFT_TO_JACKSON = List.of(
-      "{\"choices\":[],\"usage\":{\"completion_tokens\":3,\"n\":12345678901234567890}}",
       "{\"error\":{\"message\":\"boom\"}}",
       "{\"choices\":[{\"index\":0,\"text\":\"a\",\"logprobs\":{\"tokens\":[\"a\"]}}]}",
       "{\"choices\":[{\"index\":1234567890}]}",
