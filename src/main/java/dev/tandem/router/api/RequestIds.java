@@ -12,7 +12,8 @@ import java.security.SecureRandom;
  * Request ids as MLC and OpenAI make them: {@code cmpl-} and 32 lowercase hex digits, 128 bits
  * from the OS's cryptographic generator, so ids stay unguessable and unique across routers. The
  * random bytes are drawn a batch at a time per thread: one read of {@code /dev/urandom} (which
- * never blocks) per 512 ids (8 KiB per thread), and no lock shared between event loops. Where
+ * never blocks) per 4096 ids (64 KiB per thread; with 512 the file's open, read and close were
+ * still 0.4% of the event loop at 64 streaming connections), and no lock shared between event loops. Where
  * there is no {@code /dev/urandom}, {@link SecureRandom} fills the batch; it is not used
  * otherwise because its Linux default reads the OS in 32-byte pieces and mixes in SHA1PRNG's
  * output: 256 system calls and 8 KiB of SHA-1 per batch, 0.3% of the router's event loop.
@@ -23,7 +24,7 @@ public final class RequestIds {
   private static final boolean HAS_URANDOM = Files.isReadable(URANDOM);
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final int ID_BYTES = 16;
-  private static final int BATCH = 512;
+  private static final int BATCH = 4096;
   private static final byte[] PREFIX = "cmpl-".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
   private static final ThreadLocal<Batch> BATCHES = ThreadLocal.withInitial(Batch::new);

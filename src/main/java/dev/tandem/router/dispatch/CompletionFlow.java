@@ -51,8 +51,8 @@ public final class CompletionFlow implements RelayTarget {
   private final ClientChunks chunks;
   /** Where the request's first token and serving engine are noted, or null. */
   private final RequestClock clock;
-  /** Engines that failed this request: later attempts avoid them. */
-  private final Set<Integer> failedEngines = new HashSet<>();
+  /** Engines that failed this request: later attempts avoid them (none, the usual, shared). */
+  private Set<Integer> failedEngines = Set.of();
   private final List<Handler<Void>> drainWaiters = new ArrayList<>();
   /** The last engine failure: reported instead of "no engine left" once every engine failed. */
   private UpstreamException lastEngineFailure;
@@ -143,7 +143,7 @@ public final class CompletionFlow implements RelayTarget {
           && busyWaitedMs < limits.busyWaitMs()) {
         // Engines are restarting (a crash, a world re-form): wait for them rather than fail. The
         // ones this request saw fail come back as new processes, so they are tried again too.
-        failedEngines.clear();
+        failedEngines = Set.of();
         return vertx.timer(busyDelay()).compose(v -> attempt(spec, tryNo));
       }
       if (err instanceof NoEngineAvailableException && lastEngineFailure != null) {
@@ -158,6 +158,9 @@ public final class CompletionFlow implements RelayTarget {
         long delay = busyDelay();
         LOG.debug("{}: {}; trying again in {} ms", engineRequestId, ue.getMessage(), delay);
         return vertx.timer(delay).compose(v -> attempt(spec, tryNo));
+      }
+      if (failedEngines.isEmpty()) {
+        failedEngines = new HashSet<>();
       }
       failedEngines.add(ue.engineId());
       lastEngineFailure = ue;

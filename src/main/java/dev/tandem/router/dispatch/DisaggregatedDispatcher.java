@@ -3,7 +3,6 @@ package dev.tandem.router.dispatch;
 import static dev.tandem.config.RouterOptions.PD_BALANCE_FACTOR;
 import static dev.tandem.config.RouterOptions.PREP_RECV_TIMEOUT;
 import static dev.tandem.config.RouterOptions.REMOTE_SEND_TIMEOUT;
-import static dev.tandem.config.RouterOptions.REQUEST_TOKEN_IDS;
 
 import dev.tandem.bus.EngineRole;
 import dev.tandem.bus.EngineStatus;
@@ -85,7 +84,7 @@ public final class DisaggregatedDispatcher implements Dispatcher {
         calls.policy.prefillWaitMillis(engines, notP, calls.backlog, uncached), dQueue);
     calls.metrics.pdDecision(split.kind().label());
     routing.split(calls.split.options().mode().wireName(), split);
-    EngineBody body = EngineBodies.generation(a, calls.options.get(REQUEST_TOKEN_IDS));
+    EngineBody body = EngineBodies.generation(a, calls.requestTokenIds);
     if (split.kind() == PdSplitPolicy.Kind.DECODE_ONLY) {
       LOG.debug("{}: engine {} prefills itself ({})", a.engineRequestId(), d.id(), split.why());
       return calls.lease(decode.id()).during(

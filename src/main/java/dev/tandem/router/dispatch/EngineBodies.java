@@ -28,6 +28,10 @@ public final class EngineBodies {
 
   /** The default, and the last client config merged into it: shared by bodies, never written to. */
   private static final JsonObject DEFAULT_DEBUG = defaultDebugConfig();
+  /** The default with {@code ignore_eos}: what a benchmark's clients send (shared, never written to). */
+  private static final JsonObject IGNORE_EOS_DEBUG = defaultDebugConfig().put("ignore_eos", true);
+  /** {@code stream_options} of every engine body (shared, never written to). */
+  private static final JsonObject INCLUDE_USAGE = new JsonObject().put("include_usage", true);
   private static volatile DebugMerge lastDebug;
 
   private record DebugMerge(JsonObject client, JsonObject merged) {}
@@ -42,6 +46,9 @@ public final class EngineBodies {
   static JsonObject debugConfig(JsonObject client) {
     if (client == null) {
       return DEFAULT_DEBUG;
+    }
+    if (client.size() == 1 && Boolean.TRUE.equals(client.getValue("ignore_eos"))) {
+      return IGNORE_EOS_DEBUG;
     }
     DebugMerge last = lastDebug;
     if (last != null && last.client().equals(client)) {
@@ -65,7 +72,7 @@ public final class EngineBodies {
     values[2] = spec.maxTokens();
     values[3] = false;
     values[4] = true;
-    values[5] = new JsonObject().put("include_usage", true);
+    values[5] = INCLUDE_USAGE;
     values[6] = a.engineRequestId();
     values[7] = debug;
     if (requestTokenIds) {

@@ -1,7 +1,5 @@
 package dev.tandem.router.dispatch;
 
-import static dev.tandem.config.RouterOptions.REQUEST_TOKEN_IDS;
-
 import dev.tandem.bus.EngineStatus;
 import dev.tandem.router.policy.CacheAwarePolicy;
 import io.vertx.core.Future;
@@ -29,7 +27,7 @@ public final class RoundRobinDispatcher implements Dispatcher {
     a.result().routing(calls.chosen("whole", pick));
     EngineStatus engine = calls.status(pick.engine());
     return calls.lease(engine.id()).during(() -> calls.generate(a, engine,
-            EngineApi.COMPLETIONS, EngineBodies.generation(a, calls.options.get(REQUEST_TOKEN_IDS)),
+            EngineApi.COMPLETIONS, EngineBodies.generation(a, calls.requestTokenIds),
             () -> {}))
         .onSuccess(v -> {
           int cached = EngineCalls.cachedTokens(a.result().engineUsageExtra());

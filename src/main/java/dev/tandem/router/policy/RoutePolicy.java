@@ -20,7 +20,13 @@ import java.util.function.Predicate;
 public final class RoutePolicy {
 
   public enum Kind {
-    LEAST_LOADED, CACHE_AWARE;
+    LEAST_LOADED("least-loaded"), CACHE_AWARE("cache-aware");
+
+    private final String wireName;
+
+    Kind(String wireName) {
+      this.wireName = wireName;
+    }
 
     public static Kind parse(String s) {
       return switch (s.toLowerCase(Locale.ROOT)) {
@@ -30,8 +36,9 @@ public final class RoutePolicy {
       };
     }
 
+    /** The name on the wire and the command line (each request's routing record holds it). */
     public String wireName() {
-      return name().toLowerCase(Locale.ROOT).replace('_', '-');
+      return wireName;
     }
   }
 

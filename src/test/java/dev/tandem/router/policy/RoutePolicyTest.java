@@ -18,6 +18,15 @@ class RoutePolicyTest {
       new EngineSnapshot(4, EngineRole.BOTH, true, 5, null));
 
   @Test
+  void kindsReadTheirOwnWireNames() {
+    for (RoutePolicy.Kind k : RoutePolicy.Kind.values()) {
+      assertEquals(k, RoutePolicy.Kind.parse(k.wireName()));
+    }
+    assertEquals("least-loaded", RoutePolicy.Kind.LEAST_LOADED.wireName());
+    assertEquals("cache-aware", RoutePolicy.Kind.CACHE_AWARE.wireName());
+  }
+
+  @Test
   void decodeChoiceSkipsPrefillOnlyAndUnreadyEngines() {
     RoutePolicy p = new RoutePolicy();
     assertEquals(2, p.pickDecode(fleet, Set.of()).orElseThrow().id());
