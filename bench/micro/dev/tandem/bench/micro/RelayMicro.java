@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.io.NumberOutput;
 import dev.tandem.api.LineEndMicro;
 import dev.tandem.router.dispatch.DeltaMicro;
 import dev.tandem.router.upstream.ChunkReadMicro;
+import dev.tandem.router.upstream.EngineChunk;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -29,6 +30,12 @@ public final class RelayMicro {
       + "null,\"index\":0,\"logprobs\":null,\"text\":%s,\"token_ids\":[%d]}],\"created\":"
       + "1796000000,\"model\":\"tiny\",\"object\":\"text_completion\",\"usage\":null}";
 
+  /** The null engine's last chunk: usage with its two timings (as NullEngineServer writes it). */
+  private static final String USAGE = "{\"id\":\"cmpl-null\",\"choices\":[],\"created\":0,"
+      + "\"model\":null,\"object\":\"text_completion\",\"usage\":{\"prompt_tokens\":32,"
+      + "\"completion_tokens\":16,\"total_tokens\":48,\"extra\":{\"ttft_s\":1.2345E-5,"
+      + "\"end_to_end_latency_s\":3.4567E-5}}}";
+
   private RelayMicro() {}
 
   public static void main(String[] args) {
@@ -43,6 +50,14 @@ public final class RelayMicro {
       row("engine chunk read, full scan (" + shape[0] + ")", r[0]);
       row("engine chunk read, compared with the last (" + shape[0] + ")", r[1]);
     }
+    byte[] usage = USAGE.getBytes(StandardCharsets.UTF_8);
+    row("usage record read (the stream's last chunk, EngineChunk.parse)", Timing.nsPerOp(count -> {
+      long s = 0;
+      for (int k = 0; k < count; k++) {
+        s += EngineChunk.parse(usage, 0, usage.length).completionTokens();
+      }
+      return s;
+    }, 200_000, 15));
     row("client delta rendered, appended to the stream's direct buffer each (sessions 11-12)",
         DeltaMicro.nsPerDeltaAppendedEach(TEXTS));
     row("client delta rendered into the loop's heap writer, copied once per stream",
