@@ -12,11 +12,12 @@ import java.security.SecureRandom;
  * Request ids as MLC and OpenAI make them: {@code cmpl-} and 32 lowercase hex digits, 128 bits
  * from the OS's cryptographic generator, so ids stay unguessable and unique across routers. The
  * random bytes are drawn a batch at a time per thread: one read of {@code /dev/urandom} (which
- * never blocks) per 4096 ids (64 KiB per thread; with 512 the file's open, read and close were
- * still 0.4% of the event loop at 64 streaming connections), and no lock shared between event loops. Where
- * there is no {@code /dev/urandom}, {@link SecureRandom} fills the batch; it is not used
- * otherwise because its Linux default reads the OS in 32-byte pieces and mixes in SHA1PRNG's
- * output: 256 system calls and 8 KiB of SHA-1 per batch, 0.3% of the router's event loop.
+ * never blocks) per 4096 ids (64 KiB per thread), and no lock shared between event loops; the
+ * reads are ~0.3% of the event loops at 64 streaming connections, most of it the kernel
+ * making the bytes (ChaCha20), so larger batches would not help. Where there is no
+ * {@code /dev/urandom}, {@link SecureRandom} fills the batch; it is not used otherwise because
+ * its Linux default reads the OS in 32-byte pieces and mixes in SHA1PRNG's output: 256 system
+ * calls and 8 KiB of SHA-1 per batch, 0.3% of the router's event loop.
  */
 public final class RequestIds {
 

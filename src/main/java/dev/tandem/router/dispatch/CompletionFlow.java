@@ -51,7 +51,7 @@ public final class CompletionFlow implements RelayTarget {
   private final ClientChunks chunks;
   /** Where the request's first token and serving engine are noted, or null. */
   private final RequestClock clock;
-  /** Engines that failed this request: later attempts avoid them (none, the usual, shared). */
+  /** Engines that failed this request: later attempts avoid them (Set.of() until one fails). */
   private Set<Integer> failedEngines = Set.of();
   private final List<Handler<Void>> drainWaiters = new ArrayList<>();
   /** The last engine failure: reported instead of "no engine left" once every engine failed. */
