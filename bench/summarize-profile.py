@@ -65,7 +65,7 @@ STEPS = [
     ("engine request sent", ("dev.tandem.router.upstream.EngineConnection.send",
                              "dev.tandem.router.upstream.EngineClient.send")),
     ("dispatch and routing", ("dev.tandem.router.dispatch.RoundRobinDispatcher",
-                              "dev.tandem.router.dispatch.DisaggDispatcher",
+                              "dev.tandem.router.dispatch.DisaggregatedDispatcher",
                               "dev.tandem.router.policy.", "dev.tandem.router.registry.")),
     # The JSON readers (JsonTree, and ChunkScanner built on it) are charged to their caller's
     # step: JsonTree here would take the engine's usage record from the chunks' step.
