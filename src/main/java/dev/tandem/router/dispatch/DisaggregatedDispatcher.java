@@ -1,8 +1,6 @@
 package dev.tandem.router.dispatch;
 
 import static dev.tandem.config.RouterOptions.PD_BALANCE_FACTOR;
-import static dev.tandem.config.RouterOptions.PREP_RECV_TIMEOUT;
-import static dev.tandem.config.RouterOptions.REMOTE_SEND_TIMEOUT;
 
 import dev.tandem.bus.EngineRole;
 import dev.tandem.bus.EngineStatus;
@@ -134,7 +132,7 @@ public final class DisaggregatedDispatcher implements Dispatcher {
     reservation.sent = true;
     return calls.client.postJson(decode.id(), decode.url(), EngineApi.PREP_RECV,
             EngineBodies.prepRecv(body, window.end()).toBuffer(), "prep_recv",
-            calls.options.get(PREP_RECV_TIMEOUT).toMillis(), a.cancellation())
+            calls.prepRecvMillis, a.cancellation())
         .onFailure(e -> {
           if (e instanceof UpstreamException ue && (ue.kind() == UpstreamException.Kind.BUSY
               || ue.kind() == UpstreamException.Kind.REJECTED)) {
@@ -185,7 +183,7 @@ public final class DisaggregatedDispatcher implements Dispatcher {
     calls.backlog.sent(prefill.id(), tokens, System.nanoTime());
     return calls.lease(prefill.id()).during(() -> calls.client.postJson(prefill.id(),
             prefill.url(), EngineApi.REMOTE_SEND, send, "remote_send",
-            calls.options.get(REMOTE_SEND_TIMEOUT).toMillis(), a.cancellation()))
+            calls.remoteSendMillis, a.cancellation()))
         .onComplete(ar -> calls.backlog.ended(prefill.id(), tokens, ar.succeeded(), System.nanoTime()))
         .mapEmpty();
   }

@@ -2,6 +2,8 @@ package dev.tandem.router.dispatch;
 
 import static dev.tandem.config.RouterOptions.CHUNK_IDLE_TIMEOUT;
 import static dev.tandem.config.RouterOptions.FIRST_CHUNK_TIMEOUT;
+import static dev.tandem.config.RouterOptions.PREP_RECV_TIMEOUT;
+import static dev.tandem.config.RouterOptions.REMOTE_SEND_TIMEOUT;
 import static dev.tandem.config.RouterOptions.REQUEST_TOKEN_IDS;
 import static dev.tandem.config.RouterOptions.RETRY_AFTER_SECONDS;
 import static dev.tandem.config.RouterOptions.START_GENERATE_TIMEOUT;
@@ -43,7 +45,7 @@ final class EngineCalls {
   /** The prompt tokens each prefill engine still has to compute for us, and its rate. */
   final PrefillBacklog backlog = new PrefillBacklog();
   /**
-   * What every engine call reads of the options, read once: options are set before a router
+   * What the engine calls read of the options, read once: options are set before a router
    * starts, and four option lookups per request were a tenth of dispatching's time at one
    * connection.
    */
@@ -51,6 +53,8 @@ final class EngineCalls {
   private final long firstChunkMillis;
   private final long startGenerateMillis;
   private final long chunkIdleMillis;
+  final long prepRecvMillis;
+  final long remoteSendMillis;
 
   EngineCalls(EngineRegistry registry, RoutePolicy policy, EngineClient client,
       RouterOptions options, RouterMetrics metrics) {
@@ -70,6 +74,8 @@ final class EngineCalls {
     this.firstChunkMillis = options.get(FIRST_CHUNK_TIMEOUT).toMillis();
     this.startGenerateMillis = options.get(START_GENERATE_TIMEOUT).toMillis();
     this.chunkIdleMillis = options.get(CHUNK_IDLE_TIMEOUT).toMillis();
+    this.prepRecvMillis = options.get(PREP_RECV_TIMEOUT).toMillis();
+    this.remoteSendMillis = options.get(REMOTE_SEND_TIMEOUT).toMillis();
   }
 
   /** Counts an engine choice and starts the attempt's routing record. */

@@ -33,7 +33,13 @@ public final class PdSplitPolicy {
   public static final double DEFAULT_MAX_BALANCE_FACTOR = 0.9;
 
   public enum Mode {
-    STATIC, ADAPTIVE;
+    STATIC("static"), ADAPTIVE("adaptive");
+
+    private final String wireName;
+
+    Mode(String wireName) {
+      this.wireName = wireName;
+    }
 
     public static Mode parse(String s) {
       return switch (s.toLowerCase(Locale.ROOT)) {
@@ -43,8 +49,9 @@ public final class PdSplitPolicy {
       };
     }
 
+    /** The name on the wire and the command line (each disaggregated routing record holds it). */
     public String wireName() {
-      return name().toLowerCase(Locale.ROOT);
+      return wireName;
     }
   }
 

@@ -13,6 +13,15 @@ class PdSplitPolicyTest {
       PdSplitPolicy.Options.of(PdSplitPolicy.Mode.ADAPTIVE, 0));
 
   @Test
+  void modesReadTheirOwnWireNames() {
+    for (PdSplitPolicy.Mode m : PdSplitPolicy.Mode.values()) {
+      assertEquals(m, PdSplitPolicy.Mode.parse(m.wireName()));
+    }
+    assertEquals("static", PdSplitPolicy.Mode.STATIC.wireName());
+    assertEquals("adaptive", PdSplitPolicy.Mode.ADAPTIVE.wireName());
+  }
+
+  @Test
   void staticAlwaysDisaggregatesWithTheConfiguredFactor() {
     PdSplitPolicy s = new PdSplitPolicy(PdSplitPolicy.Options.of(PdSplitPolicy.Mode.STATIC, 0.25));
     PdSplitPolicy.Decision d = s.decide(10, 0, 50, NaN, 0);
