@@ -3,7 +3,8 @@
 # the last chunk), the stream's usage record read, a client delta rendered, the SSE split, and the
 # doubles of a usage record (JDK against Jackson's fast number code). Compiles bench/micro against
 # target/tandem.jar (its classes sit in the packages they measure, for package-private access) and
-# prints a table. TANDEM_JAR times another build (since session 12) with the same code.
+# prints a table. TANDEM_JAR times another build with the same code (any build the sources
+# compile against).
 #
 #   bench/relay-micro.sh [tokens per stream, default 64]
 set -euo pipefail
