@@ -28,7 +28,7 @@ public final class EngineBodies {
 
   /** The default, and the last client config merged into it: shared by bodies, never written to. */
   private static final JsonObject DEFAULT_DEBUG = defaultDebugConfig();
-  /** The default with {@code ignore_eos}: what a benchmark's clients send (shared, never written to). */
+  /** The default with {@code ignore_eos}, what benchmarks send (shared, never written to). */
   private static final JsonObject IGNORE_EOS_DEBUG = defaultDebugConfig().put("ignore_eos", true);
   /** {@code stream_options} of every engine body (shared, never written to). */
   private static final JsonObject INCLUDE_USAGE = new JsonObject().put("include_usage", true);

@@ -163,7 +163,8 @@ final class EngineCalls {
    */
   Future<Void> generate(Attempt a, EngineStatus engine, String path, EngineBody body,
       Runnable onOpened) {
-    long firstChunk = path.equals(EngineApi.START_GENERATE) ? startGenerateMillis : firstChunkMillis;
+    long firstChunk = path.equals(EngineApi.START_GENERATE) ? startGenerateMillis
+        : firstChunkMillis;
     return client.openStream(engine.id(), engine.url(), path, body.toBuffer(), path, firstChunk,
             chunkIdleMillis, a.cancellation())
         .compose(stream -> {
