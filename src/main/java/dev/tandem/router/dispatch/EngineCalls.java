@@ -46,7 +46,7 @@ final class EngineCalls {
   final PrefillBacklog backlog = new PrefillBacklog();
   /**
    * What the engine calls read of the options, read once: options are set before a router
-   * starts, and four option lookups per request were a tenth of dispatching's time at one
+   * starts, and four option lookups per request were a quarter of dispatching's time at one
    * connection.
    */
   final boolean requestTokenIds;
