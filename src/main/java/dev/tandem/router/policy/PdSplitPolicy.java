@@ -41,12 +41,15 @@ public final class PdSplitPolicy {
       this.wireName = wireName;
     }
 
+    /** The mode whose wire name is {@code s}, in any case. */
     public static Mode parse(String s) {
-      return switch (s.toLowerCase(Locale.ROOT)) {
-        case "static" -> STATIC;
-        case "adaptive" -> ADAPTIVE;
-        default -> throw new IllegalArgumentException("pd policy must be static or adaptive, not '" + s + "'");
-      };
+      String name = s.toLowerCase(Locale.ROOT);
+      for (Mode m : values()) {
+        if (m.wireName.equals(name)) {
+          return m;
+        }
+      }
+      throw new IllegalArgumentException("pd policy must be static or adaptive, not '" + s + "'");
     }
 
     /** The name on the wire and the command line (each disaggregated routing record holds it). */

@@ -28,12 +28,16 @@ public final class RoutePolicy {
       this.wireName = wireName;
     }
 
+    /** The kind whose wire name is {@code s}, in any case. */
     public static Kind parse(String s) {
-      return switch (s.toLowerCase(Locale.ROOT)) {
-        case "least-loaded" -> LEAST_LOADED;
-        case "cache-aware" -> CACHE_AWARE;
-        default -> throw new IllegalArgumentException("policy must be cache-aware or least-loaded, not '" + s + "'");
-      };
+      String name = s.toLowerCase(Locale.ROOT);
+      for (Kind k : values()) {
+        if (k.wireName.equals(name)) {
+          return k;
+        }
+      }
+      throw new IllegalArgumentException(
+          "policy must be cache-aware or least-loaded, not '" + s + "'");
     }
 
     /** The name on the wire and the command line (each request's routing record holds it). */
