@@ -14,10 +14,29 @@
 # next by more than most changes; BENCHMARKS.md, session 9).
 #
 # Knobs (environment): CONNS (1), STREAM (1; 0 for non-streaming), WARMUP_SECONDS (15),
-# RUN_SECONDS (10), RUNS (1), IDLE_SECONDS (5), ROUTER_JAVA_OPTS (-Xmx512m), ROUTER_EXTRA_ARGS.
+# RUN_SECONDS (10), RUNS (1), IDLE_SECONDS (5), ROUTER_JAVA_OPTS (-Xmx512m), ROUTER_EXTRA_ARGS,
+# PIN (none: where the kernel puts them; one: router, engine and wrk all on CPU 0; split: the
+# router alone on CPU 1, the engine and wrk on CPU 0). PIN shows what a request costs when no
+# wake-up crosses cores (one) and when every wake-up does and the router's core idles in between
+# (split; BENCHMARKS.md, session 21).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib-serving.sh"
+
+PIN=${PIN:-none}
+case "$PIN" in
+  none) ;;
+  one|split)
+    tb_need taskset util-linux
+    # Everything this script starts inherits CPU 0; split moves the router once it is up (its
+    # engine, started by it before that, stays on CPU 0).
+    if [[ "$(taskset -p $$ | awk '{print $NF}')" != 1 ]]; then
+      (( $(nproc) >= 2 )) || tb_die "PIN=$PIN needs CPUs 0 and 1"
+      exec taskset -c 0 "$BASH" "${BASH_SOURCE[0]}" "$@"
+    fi
+    ;;
+  *) tb_die "PIN must be none, one or split, not '$PIN'" ;;
+esac
 
 CONNS=${CONNS:-1}
 STREAM=${STREAM:-1}
@@ -37,6 +56,9 @@ NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS=0 TANDEM_JAVA_OPTS="${ROUTER_JAVA_OPTS:-
   --log-dir "$WORK/logs" --engine mlc --python "$here/null-engine-python" ${ROUTER_EXTRA_ARGS:-}
 router_pid=$TB_LAST_PID # the launcher execs java: this is the router's JVM
 tb_wait_http "http://127.0.0.1:$router_port/ready" 300 "$router_pid" "$WORK/router.log"
+if [[ "$PIN" == split ]]; then
+  taskset -a -p -c 1 "$router_pid" >/dev/null
+fi
 tb_wrk_bodies "$WORK" 32 16
 body="$WORK/body-$([[ "$STREAM" == 1 ]] && echo stream || echo plain).json"
 
@@ -103,7 +125,7 @@ PY
 }
 
 echo "## router threads  $(date -u +%Y-%m-%dT%H:%MZ)  $(tb_machine)"
-echo "# $(java -version 2>&1 | head -1); $CONNS connection(s), $([[ "$STREAM" == 1 ]] && echo streaming || echo non-streaming), zero-cost upstream; ${WARMUP_SECONDS:-15} s warm-up"
+echo "# $(java -version 2>&1 | head -1); $CONNS connection(s), $([[ "$STREAM" == 1 ]] && echo streaming || echo non-streaming), zero-cost upstream; ${WARMUP_SECONDS:-15} s warm-up; CPUs: $PIN"
 drive "${WARMUP_SECONDS:-15}" >/dev/null
 for run in $(seq 1 "${RUNS:-1}"); do
   snapshot "$WORK/a.json"
