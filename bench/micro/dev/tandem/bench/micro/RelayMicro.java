@@ -7,6 +7,7 @@ import dev.tandem.api.LineEndMicro;
 import dev.tandem.router.dispatch.DeltaMicro;
 import dev.tandem.router.upstream.ChunkReadMicro;
 import dev.tandem.router.upstream.EngineChunk;
+import dev.tandem.router.upstream.UsageExtra;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -36,6 +37,15 @@ public final class RelayMicro {
       + "\"completion_tokens\":16,\"total_tokens\":48,\"extra\":{\"ttft_s\":1.2345E-5,"
       + "\"end_to_end_latency_s\":3.4567E-5}}}";
 
+  /** An MLC engine's last chunk behind a router (--enable-debug): RequestMetrics' ten values. */
+  private static final String USAGE_MLC = "{\"id\":\"cmpl-0\",\"choices\":[],\"created\":1733,"
+      + "\"model\":\"m\",\"object\":\"text_completion\",\"usage\":{\"prompt_tokens\":32,"
+      + "\"completion_tokens\":16,\"total_tokens\":48,\"extra\":{\"prompt_tokens\":32,"
+      + "\"completion_tokens\":16,\"prefill_tokens\":32,\"decode_tokens\":15,"
+      + "\"jump_forward_tokens\":0,\"prefill_tokens_per_s\":4532.812345678901,"
+      + "\"decode_tokens_per_s\":87.10293847561234,\"end_to_end_latency_s\":0.17926354,"
+      + "\"ttft_s\":0.007059655,\"inter_token_latency_s\":0.01120397125}}}";
+
   private RelayMicro() {}
 
   public static void main(String[] args) {
@@ -58,6 +68,22 @@ public final class RelayMicro {
       }
       return s;
     }, 200_000, 15));
+    byte[] mlc = USAGE_MLC.getBytes(StandardCharsets.UTF_8);
+    row("usage record read (MLC's ten metrics, EngineChunk.parse)", Timing.nsPerOp(count -> {
+      long s = 0;
+      for (int k = 0; k < count; k++) {
+        s += EngineChunk.parse(mlc, 0, mlc.length).completionTokens();
+      }
+      return s;
+    }, 200_000, 15));
+    for (String[] record : new String[][] {{"null engine's", USAGE}, {"MLC's", USAGE_MLC}}) {
+      byte[] last = record[1].getBytes(StandardCharsets.UTF_8);
+      UsageExtra extra = EngineChunk.parse(last, 0, last.length).usageExtra();
+      row("usage chunk rendered, " + record[0] + " record spliced as its bytes",
+          DeltaMicro.nsPerUsageChunk(extra));
+      row("usage chunk rendered, " + record[0] + " record written from its JsonObject",
+          DeltaMicro.nsPerUsageChunk(UsageExtra.of(extra.json().copy())));
+    }
     row("client delta rendered, appended to the stream's direct buffer each (sessions 11-12)",
         DeltaMicro.nsPerDeltaAppendedEach(TEXTS));
     row("client delta rendered into the loop's heap writer, copied once per stream",

@@ -4,6 +4,7 @@ import dev.tandem.api.JsonBytes;
 import dev.tandem.api.JsonInts;
 import dev.tandem.bench.micro.Timing;
 import dev.tandem.router.upstream.Cancellation;
+import dev.tandem.router.upstream.UsageExtra;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.vertx.core.buffer.Buffer;
@@ -43,6 +44,26 @@ public final class DeltaMicro {
       }
       return s;
     }, 64 * 4000, 15);
+  }
+
+  /**
+   * ns per stream end: the usage chunk with the engine's record {@code extra} and the routing,
+   * rendered into the loop's writer as SseOutput renders it.
+   */
+  public static double nsPerUsageChunk(UsageExtra extra) {
+    ClientChunks chunks = chunks();
+    Routing routing = new Routing("least-loaded", new Routing.Pick("whole", 0,
+        dev.tandem.router.policy.CacheAwarePolicy.Reason.LEAST_LOADED, 0, 1));
+    JsonBytes w = JsonBytes.writer();
+    return Timing.nsPerOp(count -> {
+      long s = 0;
+      for (int k = 0; k < count; k++) {
+        w.reset();
+        chunks.end(null, 32, 16, extra, routing).appendSse(w);
+        s += w.length();
+      }
+      return s;
+    }, 200_000, 15);
   }
 
   /**

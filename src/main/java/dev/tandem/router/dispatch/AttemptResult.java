@@ -1,7 +1,7 @@
 package dev.tandem.router.dispatch;
 
 import dev.tandem.router.upstream.UpstreamException;
-import io.vertx.core.json.JsonObject;
+import dev.tandem.router.upstream.UsageExtra;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -36,7 +36,7 @@ public final class AttemptResult {
   private boolean deliveredAny;
   private boolean preempted;
   private int engineCompletionTokens;
-  private JsonObject engineUsageExtra;
+  private UsageExtra engineUsageExtra;
   private Routing routing;
 
   void delivered() {
@@ -93,7 +93,7 @@ public final class AttemptResult {
     engineCompletionTokens = n;
   }
 
-  void engineUsageExtra(JsonObject extra) {
+  void engineUsageExtra(UsageExtra extra) {
     engineUsageExtra = extra;
   }
 
@@ -128,7 +128,7 @@ public final class AttemptResult {
   }
 
   /** The {@code usage.extra} of the engine that streamed the answer (its own timings), or null. */
-  public JsonObject engineUsageExtra() {
+  public UsageExtra engineUsageExtra() {
     return engineUsageExtra;
   }
 }

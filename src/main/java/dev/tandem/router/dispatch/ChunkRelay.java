@@ -4,6 +4,7 @@ import dev.tandem.router.upstream.EngineChunk;
 import dev.tandem.router.upstream.EngineErrorBody;
 import dev.tandem.router.upstream.EngineStream;
 import dev.tandem.router.upstream.UpstreamException;
+import dev.tandem.router.upstream.UsageExtra;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -100,11 +101,11 @@ final class ChunkRelay {
     if (chunk.completionTokens() != null) {
       attempt.result().engineCompletionTokens(chunk.completionTokens());
     }
-    JsonObject extra = chunk.usageExtra();
+    UsageExtra extra = chunk.usageExtra();
     if (extra != null) {
       attempt.result().engineUsageExtra(extra);
     }
-    JsonArray perChoice = extra == null ? null : extra.getJsonArray("output_token_ids");
+    JsonArray perChoice = extra == null ? null : extra.outputTokenIds();
     if (perChoice != null) {
       for (int i = 0; i < Math.min(perChoice.size(), routes.length); i++) {
         routes[i].outputIds = ids(perChoice.getJsonArray(i));

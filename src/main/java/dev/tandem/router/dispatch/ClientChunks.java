@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import dev.tandem.api.FastJson;
 import dev.tandem.api.JsonBytes;
 import dev.tandem.api.SseWriter;
+import dev.tandem.router.upstream.UsageExtra;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -91,19 +92,22 @@ final class ClientChunks {
    * @param engineExtra the usage record ({@code usage.extra}: timings, cache hits) of the one
    *     engine that produced the whole answer, passed on as MLC's router passes it, without the
    *     per-choice token ids (the router's bookkeeping) and with the attempt's {@code routing}
-   *     beside it; null after retries or resumes, when no single engine's record is whole
+   *     beside it; null after retries or resumes, when no single engine's record is whole. A
+   *     stream's usage chunk splices a record kept as bytes ({@link UsageExtra#bytes}), so its
+   *     numbers are spelled there as the engine spelled them and in a whole answer as Jackson
+   *     writes them
    */
   AnswerEnd end(ChoiceLedger ledger, int promptTokens, int completionTokens,
-      JsonObject engineExtra, Routing routing) {
+      UsageExtra engineExtra, Routing routing) {
     return new End(this, ledger, promptTokens, completionTokens, engineExtra, routing);
   }
 
   /** {@code usage.extra}, as {@link #end} describes it; null when it has nothing to say. */
-  static JsonObject extra(JsonObject engineExtra, Routing routing) {
+  static JsonObject extra(UsageExtra engineExtra, Routing routing) {
     if (engineExtra == null) {
       return null;
     }
-    JsonObject extra = engineExtra.copy();
+    JsonObject extra = engineExtra.json().copy();
     extra.remove(OUTPUT_TOKEN_IDS);
     if (extra.isEmpty()) {
       return null;
@@ -204,13 +208,13 @@ final class ClientChunks {
     private final ChoiceLedger ledger;
     private final int promptTokens;
     private final int completionTokens;
-    private final JsonObject engineExtra;
+    private final UsageExtra engineExtra;
     private final Routing routing;
     private JsonObject usage;
     private JsonObject json;
 
     End(ClientChunks owner, ChoiceLedger ledger, int promptTokens, int completionTokens,
-        JsonObject engineExtra, Routing routing) {
+        UsageExtra engineExtra, Routing routing) {
       this.owner = owner;
       this.ledger = ledger;
       this.promptTokens = promptTokens;
@@ -276,9 +280,24 @@ final class ClientChunks {
       if (engineExtra == null) {
         return true;
       }
+      byte[] record = engineExtra.bytes();
+      if (record != null) { // the engine's members as they came, the routing after them
+        if (record.length == 2) {
+          return true; // {}: nothing to say
+        }
+        w.raw(EXTRA).raw(record, 1, record.length - 2);
+        if (routing != null) {
+          w.raw(ROUTING_KEY);
+          if (!routing.write(w)) {
+            return false;
+          }
+        }
+        w.raw(END_OBJECT);
+        return true;
+      }
       boolean any = false;
       boolean routingWritten = routing == null;
-      for (Map.Entry<String, Object> e : engineExtra.getMap().entrySet()) {
+      for (Map.Entry<String, Object> e : engineExtra.json().getMap().entrySet()) {
         String key = e.getKey();
         if (OUTPUT_TOKEN_IDS.equals(key)) {
           continue;

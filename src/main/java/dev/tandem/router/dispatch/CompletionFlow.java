@@ -5,10 +5,10 @@ import dev.tandem.router.metrics.RequestClock;
 import dev.tandem.router.metrics.RouterMetrics;
 import dev.tandem.router.upstream.ClientGoneException;
 import dev.tandem.router.upstream.UpstreamException;
+import dev.tandem.router.upstream.UsageExtra;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -59,7 +59,7 @@ public final class CompletionFlow implements RelayTarget {
   private int attemptCount;
   private int engineCompletionTokens;
   /** The engine's own usage record (timings) of the last attempt that succeeded. */
-  private JsonObject engineUsageExtra;
+  private UsageExtra engineUsageExtra;
   /** How the last successful attempt's engines were chosen. */
   private Routing routing;
   private boolean echoSent;

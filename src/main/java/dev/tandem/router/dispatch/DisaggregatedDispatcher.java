@@ -11,9 +11,9 @@ import dev.tandem.router.policy.EngineSnapshot;
 import dev.tandem.router.policy.PdSplitPolicy;
 import dev.tandem.router.policy.KvWindow;
 import dev.tandem.router.upstream.UpstreamException;
+import dev.tandem.router.upstream.UsageExtra;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.JsonObject;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -98,7 +98,7 @@ public final class DisaggregatedDispatcher implements Dispatcher {
         () -> disaggregate(a, decode, prefill, window, body));
   }
 
-  private void observe(EngineStatus decode, int[] prompt, JsonObject usageExtra) {
+  private void observe(EngineStatus decode, int[] prompt, UsageExtra usageExtra) {
     int cached = EngineCalls.cachedTokens(usageExtra);
     if (cached >= 0) {
       calls.policy.observed(decode.id(), prompt, cached, true);

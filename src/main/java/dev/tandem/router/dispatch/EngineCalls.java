@@ -22,8 +22,8 @@ import dev.tandem.router.registry.EngineRegistry;
 import dev.tandem.router.registry.InFlightLease;
 import dev.tandem.router.upstream.EngineClient;
 import dev.tandem.router.upstream.UpstreamException;
+import dev.tandem.router.upstream.UsageExtra;
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonObject;
 import java.util.HashSet;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -86,15 +86,8 @@ final class EngineCalls {
   }
 
   /** What the engine said it found in its prefix cache (debug usage), or -1. */
-  static int cachedTokens(JsonObject usageExtra) {
-    if (usageExtra == null) {
-      return -1;
-    }
-    Object v = usageExtra.getValue("prefix_matched_length");
-    if (!(v instanceof Number)) {
-      v = usageExtra.getValue("cached_tokens");
-    }
-    return v instanceof Number n ? n.intValue() : -1;
+  static int cachedTokens(UsageExtra usageExtra) {
+    return usageExtra == null ? -1 : usageExtra.cachedTokens();
   }
 
   /**

@@ -30,6 +30,12 @@ final class ChunkScanner extends JsonTree {
   private static final byte[] LOGPROBS = ascii("logprobs");
   private static final byte[] COMPLETION_TOKENS = ascii("completion_tokens");
   private static final byte[] EXTRA = ascii("extra");
+  private static final byte[] PREFIX_MATCHED_LENGTH = ascii("prefix_matched_length");
+  private static final byte[] CACHED_TOKENS = ascii("cached_tokens");
+  private static final byte[] OUTPUT_TOKEN_IDS = ascii("output_token_ids");
+  private static final byte[] ROUTING = ascii("routing");
+  /** How many names a usage.extra kept as bytes may have (each is checked against the others). */
+  private static final int FLAT_NAMES = 32;
 
   /** The last field name read: its bytes are {@code b[keyAt, keyAt + keyLength)}. */
   private int keyAt;
@@ -50,7 +56,7 @@ final class ChunkScanner extends JsonTree {
   private boolean usage;
   /** What the chunk's usage record holds, as {@link #usage()} read it. */
   private Integer completionTokens;
-  private JsonObject usageExtra;
+  private UsageExtra usageExtra;
 
   ChunkScanner(byte[] bytes, int offset, int end) {
     super(bytes, offset, end);
@@ -157,7 +163,7 @@ final class ChunkScanner extends JsonTree {
         if (keyIs(COMPLETION_TOKENS)) {
           completionTokens = value(1, false) instanceof Number n ? n.intValue() : null;
         } else if (keyIs(EXTRA)) {
-          usageExtra = value(1, false) instanceof JsonObject x ? x : null;
+          usageExtra = extra();
         } else {
           skipValue(1);
         }
@@ -218,6 +224,145 @@ final class ChunkScanner extends JsonTree {
       } while (next('}'));
     }
     return new EngineChunk.Choice(index, text, finish, ids, null);
+  }
+
+  /**
+   * The usage's {@code extra} at {@code i}: a flat record as its compact bytes, any other object
+   * as its JsonObject (both as {@link UsageExtra} describes), null where it is not an object.
+   */
+  private UsageExtra extra() {
+    ws();
+    int from = i;
+    if (i < end && b[i] == '{') {
+      UsageExtra flat = flatExtra();
+      if (flat != null) {
+        return flat;
+      }
+      i = from;
+    }
+    return value(1, false) instanceof JsonObject x ? UsageExtra.of(x) : null;
+  }
+
+  /**
+   * The object at {@code i} as compact bytes, and then {@code i} is past it, where it is a flat
+   * record: names without escapes, each once, values that are strings, numbers, booleans or null,
+   * and neither {@code output_token_ids} nor {@code routing} among the names. Else null, with
+   * {@code i} anywhere in it (the caller reads it again). Every value is checked as {@link #value}
+   * checks it; only the two cached-prefix counts are read.
+   */
+  private UsageExtra flatExtra() {
+    int from = i;
+    expect('{');
+    Number prefixMatched = null;
+    Number cached = null;
+    int[] names = null;
+    int count = 0;
+    if (!emptyContainer('}')) {
+      do {
+        expect('"');
+        int j = plainRun(i);
+        if (j >= end || b[j] != '"' || count == FLAT_NAMES) {
+          return null;
+        }
+        keyAt = i;
+        keyLength = j - i;
+        i = j + 1;
+        expect(':');
+        if (keyIs(OUTPUT_TOKEN_IDS) || keyIs(ROUTING) || named(names, count)) {
+          return null;
+        }
+        if (names == null) {
+          names = new int[2 * FLAT_NAMES];
+        }
+        names[2 * count] = keyAt;
+        names[2 * count + 1] = keyLength;
+        count++;
+        ws();
+        if (i >= end) {
+          throw GIVE_UP;
+        }
+        switch (b[i]) {
+          case '{', '[' -> {
+            return null;
+          }
+          case '"' -> skipString();
+          case 't' -> literal("true");
+          case 'f' -> literal("false");
+          case 'n' -> literal("null");
+          default -> {
+            if (keyIs(PREFIX_MATCHED_LENGTH)) {
+              prefixMatched = number();
+            } else if (keyIs(CACHED_TOKENS)) {
+              cached = number();
+            } else if (!flatNumber()) {
+              return null;
+            }
+          }
+        }
+      } while (next('}'));
+    }
+    return UsageExtra.ofBytes(compact(b, from, i), prefixMatched, cached);
+  }
+
+  /** Whether an earlier name of {@code names[0, 2 * count)} is the last one read. */
+  private boolean named(int[] names, int count) {
+    for (int n = 0; n < count; n++) {
+      if (names[2 * n + 1] == keyLength
+          && Arrays.equals(b, names[2 * n], names[2 * n] + keyLength, b, keyAt, keyAt + keyLength)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A number checked and skipped; false where {@link #number} would give up on it (an integer of
+   * more than 18 digits), so the record is read again.
+   */
+  private boolean flatNumber() {
+    int from = i;
+    skipNumber();
+    for (int k = from; k < i; k++) {
+      if (b[k] == '.' || b[k] == 'e' || b[k] == 'E') {
+        return true;
+      }
+    }
+    return i - from <= (b[from] == '-' ? 19 : 18);
+  }
+
+  /** {@code b[from, to)} without the white space between tokens (strings kept as they are). */
+  static byte[] compact(byte[] b, int from, int to) {
+    byte[] out = new byte[to - from];
+    int n = 0;
+    boolean inString = false;
+    for (int k = from; k < to; k++) {
+      byte c = b[k];
+      if (inString) {
+        out[n++] = c;
+        if (c == '\\') {
+          out[n++] = b[++k];
+        } else if (c == '"') {
+          inString = false;
+        }
+      } else if (!isWs(c)) {
+        out[n++] = c;
+        inString = c == '"';
+      }
+    }
+    return n == out.length ? out : Arrays.copyOf(out, n);
+  }
+
+  /**
+   * A record {@link #flatExtra} kept as bytes, as the JsonObject the scan would have made of it
+   * ({@link UsageExtra#json}).
+   */
+  static JsonObject extraObject(byte[] compact) {
+    ChunkScanner s = new ChunkScanner(compact, 0, compact.length);
+    try {
+      return s.objectValue(1);
+    } catch (GiveUp e) {
+      return new JsonObject(new String(compact, StandardCharsets.UTF_8)); // not expected: the scan checked it
+    }
   }
 
   private int[] ints() {

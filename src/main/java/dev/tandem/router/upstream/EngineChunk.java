@@ -23,7 +23,7 @@ import java.util.List;
  * @param usageExtra {@code usage.extra}, or null
  * @param error the whole chunk when it is an error event ({@code {"error": ...}}), else null
  */
-public record EngineChunk(List<Choice> choices, Integer completionTokens, JsonObject usageExtra,
+public record EngineChunk(List<Choice> choices, Integer completionTokens, UsageExtra usageExtra,
     Buffer error) {
 
   /**
@@ -86,12 +86,12 @@ public record EngineChunk(List<Choice> choices, Integer completionTokens, JsonOb
   /** A chunk with {@code usage} (null for none) read as the router reads it. */
   static EngineChunk of(List<Choice> choices, JsonObject usage, Buffer error) {
     Integer completionTokens = null;
-    JsonObject extra = null;
+    UsageExtra extra = null;
     if (usage != null) {
       if (usage.getValue("completion_tokens") instanceof Number n) {
         completionTokens = n.intValue();
       }
-      extra = usage.getValue("extra") instanceof JsonObject x ? x : null;
+      extra = usage.getValue("extra") instanceof JsonObject x ? UsageExtra.of(x) : null;
     }
     return new EngineChunk(choices, completionTokens, extra, error);
   }

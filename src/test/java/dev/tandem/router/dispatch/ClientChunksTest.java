@@ -8,6 +8,8 @@ import dev.tandem.api.JsonInts;
 import dev.tandem.router.policy.CacheAwarePolicy;
 import dev.tandem.router.policy.PdSplitPolicy;
 import dev.tandem.router.upstream.Cancellation;
+import dev.tandem.router.upstream.EngineChunk;
+import dev.tandem.router.upstream.UsageExtra;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -130,7 +132,7 @@ class ClientChunksTest {
       for (Routing routing : new Routing[] {null, routing(false), routing(true)}) {
         for (String[] idModel : new String[][] {{"cmpl-1", "m"}, {"cmpl-\u00e9", null}}) {
           AnswerEnd end = streamChunks(idModel[0], idModel[1])
-              .end(null, 3, 16, extra == null ? null : extra.copy(), routing);
+              .end(null, 3, 16, extra == null ? null : UsageExtra.of(extra.copy()), routing);
           Buffer expected;
           try { // the line's UTF-8 bytes (a lone surrogate as '?', as the general path writes it)
             expected = Buffer.buffer("data: " + end.toJson().encode() + "\n\n");
@@ -145,12 +147,46 @@ class ClientChunksTest {
     }
   }
 
+  /**
+   * A flat record the engine's usage chunk carried is spliced as its bytes: where the engine wrote
+   * it as Jackson does, the usage chunk is byte for byte its JSON's SSE; where it spelled a number
+   * its own way, that spelling goes through, white space between tokens does not, and the values
+   * are the JSON's.
+   */
+  @Test
+  void aFlatEngineRecordIsSplicedAsItCame() {
+    String[] records = {"{}", "{\"ttft_s\":0.0123,\"end_to_end_latency_s\":0.0015,\"prefix_matched_length\":7}",
+        "{\"text\":\"quote \\\" \u2713 \\n\",\"b\":true,\"z\":null,\"l\":-123456789012345678}"};
+    for (String record : records) {
+      for (Routing routing : new Routing[] {null, routing(false), routing(true)}) {
+        AnswerEnd end = streamChunks("cmpl-1", "m").end(null, 3, 16, engineRecord(record), routing);
+        assertEquals(Buffer.buffer("data: " + end.toJson().encode() + "\n\n"), end.toSse(), record);
+      }
+    }
+    AnswerEnd end = streamChunks("cmpl-1", "m")
+        .end(null, 3, 16, engineRecord("{ \"ttft_s\" : 1e-05 , \"s\" : \"a b\" }"), routing(false));
+    String sse = end.toSse().toString();
+    assertTrue(sse.contains(",\"extra\":{\"ttft_s\":1e-05,\"s\":\"a b\",\"routing\":{"), sse);
+    JsonObject streamed = new JsonObject(sse.substring("data: ".length(), sse.length() - 2));
+    assertEquals(end.toJson(), streamed);
+  }
+
+  /** usage.extra as the scanner reads it from an engine's last chunk. */
+  private static UsageExtra engineRecord(String record) {
+    byte[] chunk = ("{\"choices\":[],\"usage\":{\"completion_tokens\":16,\"extra\":" + record + "}}")
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    UsageExtra extra = EngineChunk.parse(chunk, 0, chunk.length).usageExtra();
+    assertTrue(extra.bytes() != null, record);
+    return extra;
+  }
+
   /** usage.extra: the engine's record without its token ids, the routing beside it. */
   @Test
   void usageExtraIsTheEnginesRecordWithTheRouting() {
     JsonObject engine = new JsonObject().put("ttft_s", 0.5).put("routing", "engine's")
         .put("output_token_ids", new JsonArray().add(new JsonArray().add(1))).put("cached", 4);
-    JsonObject usage = streamChunks("cmpl-1", "m").end(null, 3, 2, engine, routing(true)).usage();
+    JsonObject usage = streamChunks("cmpl-1", "m").end(null, 3, 2, UsageExtra.of(engine), routing(true))
+        .usage();
     assertEquals(new JsonObject().put("prompt_tokens", 3).put("completion_tokens", 2)
         .put("total_tokens", 5).put("extra", new JsonObject().put("ttft_s", 0.5)
             .put("routing", routing(true).toJson()).put("cached", 4)), usage);
@@ -163,7 +199,7 @@ class ClientChunksTest {
     // nothing but the ids: no extra at all, and no routing on its own
     JsonObject idsOnly = new JsonObject().put("output_token_ids", new JsonArray());
     assertEquals(ClientChunks.usage(3, 2),
-        streamChunks("cmpl-1", "m").end(null, 3, 2, idsOnly, routing(false)).usage());
+        streamChunks("cmpl-1", "m").end(null, 3, 2, UsageExtra.of(idsOnly), routing(false)).usage());
     assertEquals(ClientChunks.usage(3, 2),
         streamChunks("cmpl-1", "m").end(null, 3, 2, null, routing(false)).usage());
   }

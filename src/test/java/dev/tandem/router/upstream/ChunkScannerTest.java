@@ -45,7 +45,16 @@ class ChunkScannerTest {
       "{\"choices\":[],\"usage\":{\"completion_tokens\":3,\"n\":12345678901234567890}}",
       "{\"usage\":{\"completion_tokens\":5,\"extra\":{\"a\":1}},\"usage\":null}",
       "{\"usage\":{\"extra\":{\"a\":1},\"completion_tokens\":\"5\",\"extra\":5}}",
-      "{\"usage\":{\"completion_tokens\":12345678901,\"extra\":null}}");
+      "{\"usage\":{\"completion_tokens\":12345678901,\"extra\":null}}",
+      // flat records (kept as bytes by the scanner) and records just off flat (read as objects)
+      "{\"usage\":{\"extra\":{ \"ttft_s\" : 1e-05 ,\"s\":\"a \\\" b\\\\\",\"prefix_matched_length\":7,"
+          + "\"cached_tokens\":9.5,\"t\":true,\"f\":false,\"n\":null,\"big\":-123456789012345678}}}",
+      "{\"usage\":{\"extra\":{\"cached_tokens\":3,\"prefix_matched_length\":\"x\"}}}",
+      "{\"usage\":{\"extra\":{\"a\":1,\"a\":2.5,\"cached_tokens\":1,\"cached_tokens\":2}}}",
+      "{\"usage\":{\"extra\":{\"routing\":1,\"prefix_matched_length\":4}}}",
+      "{\"usage\":{\"extra\":{\"k\\u0041\":1,\"caf\u00e9\":2}}}",
+      "{\"usage\":{\"extra\":{\"huge\":12345678901234567890.5,\"x\":[],\"y\":{}}}}",
+      "{\"usage\":{\"extra\":{}}}");
 
   /** Jackson reads these; the scanner leaves them to it. */
   private static final List<String> LEFT_TO_JACKSON = List.of(
@@ -174,10 +183,56 @@ class ChunkScannerTest {
     }
     assertEquals(expected.completionTokens(), actual.completionTokens(), json);
     // as text: JsonObject.equals takes 1, 1L and 1.0 for one another
-    assertEquals(expected.usageExtra() == null ? null : expected.usageExtra().encode(),
-        actual.usageExtra() == null ? null : actual.usageExtra().encode(), json);
-    assertEquals(types(expected.usageExtra()), types(actual.usageExtra()), json);
+    assertEquals(expected.usageExtra() == null ? null : expected.usageExtra().json().encode(),
+        actual.usageExtra() == null ? null : actual.usageExtra().json().encode(), json);
+    assertEquals(types(expected.usageExtra() == null ? null : expected.usageExtra().json()),
+        types(actual.usageExtra() == null ? null : actual.usageExtra().json()), json);
+    if (expected.usageExtra() != null) {
+      assertEquals(expected.usageExtra().cachedTokens(), actual.usageExtra().cachedTokens(), json);
+    }
     assertEquals(expected.error() == null, actual.error() == null, json);
+  }
+
+  /**
+   * A flat usage.extra is kept as the engine's bytes without the white space between tokens, and
+   * made into a JsonObject only when asked; anything else is the JsonObject from the start.
+   */
+  @Test
+  void aFlatUsageExtraIsKeptAsCompactBytes() {
+    String flat = "{ \"ttft_s\" : 1e-05 ,\n\"s\":\"a \\\" b\\\\\", \"prefix_matched_length\": 7 , \"n\" :null }";
+    UsageExtra extra = scan("{\"usage\":{\"extra\":" + flat + "}}").usageExtra();
+    assertEquals("{\"ttft_s\":1e-05,\"s\":\"a \\\" b\\\\\",\"prefix_matched_length\":7,\"n\":null}",
+        new String(extra.bytes(), StandardCharsets.UTF_8));
+    assertEquals(7, extra.cachedTokens());
+    assertEquals(new JsonObject().put("ttft_s", 1e-5).put("s", "a \" b\\")
+        .put("prefix_matched_length", 7).putNull("n"), extra.json());
+    assertNull(extra.outputTokenIds());
+    assertEquals(UsageExtra.of(extra.json().copy()), extra);
+    assertEquals(-1, scan("{\"usage\":{\"extra\":{\"ttft_s\":0.5}}}").usageExtra().cachedTokens());
+    assertEquals("{}", new String(scan("{\"usage\":{\"extra\":{ }}}").usageExtra().bytes(),
+        StandardCharsets.UTF_8));
+    for (String notFlat : List.of("{\"output_token_ids\":[[1]]}", "{\"routing\":\"x\"}",
+        "{\"a\":1,\"b\":2,\"a\":3}", "{\"o\":{}}", "{\"k\\u0041\":1}")) {
+      UsageExtra other = scan("{\"usage\":{\"extra\":" + notFlat + "}}").usageExtra();
+      assertNull(other.bytes(), notFlat);
+      assertEquals(new JsonObject(notFlat), other.json(), notFlat);
+    }
+    assertEquals(new JsonArray().add(new JsonArray().add(1)),
+        scan("{\"usage\":{\"extra\":{\"output_token_ids\":[[1]]}}}").usageExtra().outputTokenIds());
+    StringBuilder many = new StringBuilder("{");
+    for (int k = 0; k < 40; k++) {
+      many.append(k == 0 ? "" : ",").append("\"m").append(k).append("\":").append(k);
+    }
+    UsageExtra wide = scan("{\"usage\":{\"extra\":" + many + "}}}").usageExtra();
+    assertNull(wide.bytes(), "more names than are checked against each other: read as an object");
+    assertEquals(40, wide.json().size());
+  }
+
+  private static EngineChunk scan(String json) {
+    byte[] b = json.getBytes(StandardCharsets.UTF_8);
+    EngineChunk chunk = ChunkScanner.scan(b, 0, b.length);
+    assertNotNull(chunk, json);
+    return chunk;
   }
 
   /** Every value's class, depth first: the number types must be Jackson's too. */

@@ -59,7 +59,7 @@ class EngineChunkTest {
             .put("total_tokens", 5).put("extra", extra)).encode());
     assertTrue(c.choices().isEmpty());
     assertEquals(2, c.completionTokens());
-    assertEquals(extra, c.usageExtra());
+    assertEquals(extra, c.usageExtra().json());
   }
 
   @Test
