@@ -64,11 +64,6 @@ public final class UsageExtra {
     return bytes;
   }
 
-  /** Whether the record has no members: {@code {}}. */
-  public boolean isEmpty() {
-    return bytes != null ? bytes.length == 2 : json.isEmpty();
-  }
-
   /**
    * How many of the prompt's tokens the engine found in its prefix cache ({@code
    * prefix_matched_length}, else {@code cached_tokens}), or -1 where the record does not say.
