@@ -64,11 +64,23 @@ public final class SseWriter {
   /** Sends the head now, if it has not gone out yet. */
   public SseWriter start() {
     if (!response.headWritten()) {
-      response.setStatusCode(200).setChunked(true)
-          .putHeader(HttpHeaders.CONTENT_TYPE, EVENT_STREAM)
-          .putHeader(HttpHeaders.CACHE_CONTROL, NO_CACHE);
+      head();
+      response.setChunked(true);
     }
     return this;
+  }
+
+  /**
+   * 200 and the stream's headers, before the head is written. Every setter of Vert.x's response
+   * takes the connection's lock, a fence that waits for earlier stores (BENCHMARKS.md, session
+   * 21); the status is 200 unless something set another, and the header map is set directly (on
+   * the response's own event loop, like every call here).
+   */
+  private void head() {
+    if (response.getStatusCode() != 200) {
+      response.setStatusCode(200);
+    }
+    response.headers().set(HttpHeaders.CONTENT_TYPE, EVENT_STREAM).set(HttpHeaders.CACHE_CONTROL, NO_CACHE);
   }
 
   /** One event with {@code json} as its data. */
@@ -110,9 +122,7 @@ public final class SseWriter {
     }
     tail.appendString(DONE);
     if (!response.headWritten()) {
-      response.setStatusCode(200)
-          .putHeader(HttpHeaders.CONTENT_TYPE, EVENT_STREAM)
-          .putHeader(HttpHeaders.CACHE_CONTROL, NO_CACHE);
+      head();
     }
     return response.end(tail);
   }

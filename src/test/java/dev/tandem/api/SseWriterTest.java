@@ -10,11 +10,13 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -28,8 +30,12 @@ class SseWriterTest {
 
   /** Serves one request with {@code writer}, then fetches it and gives back what arrived. */
   private static Future<Answer> serve(Vertx vertx, Handler<SseWriter> writer) {
+    return serveResponse(vertx, response -> writer.handle(new SseWriter(response)));
+  }
+
+  private static Future<Answer> serveResponse(Vertx vertx, Handler<HttpServerResponse> handler) {
     HttpServer server = vertx.createHttpServer()
-        .requestHandler(req -> writer.handle(new SseWriter(req.response())));
+        .requestHandler(req -> handler.handle(req.response()));
     return server.listen(0).compose(s -> vertx.createHttpClient()
         .request(HttpMethod.GET, s.actualPort(), "127.0.0.1", "/")
         .compose(req -> req.send())
@@ -64,9 +70,29 @@ class SseWriterTest {
   @Test
   void endWithoutALastEventIsJustDone(Vertx vertx, VertxTestContext ctx) {
     serve(vertx, sse -> sse.end(null)).onComplete(ctx.succeeding(a -> ctx.verify(() -> {
+      assertEquals(200, a.status());
+      assertEquals("text/event-stream; charset=utf-8", a.contentType());
       assertEquals("data: [DONE]\n\n", a.body());
       ctx.completeNow();
     })));
+  }
+
+  /** A stream's head is 200 whatever status was set before it, ended at once or not. */
+  @Test
+  void theHeadIs200WhateverWasSetBefore(Vertx vertx, VertxTestContext ctx) {
+    serveResponse(vertx, response -> new SseWriter(response.setStatusCode(203)).end(null))
+        .compose(ended -> serveResponse(vertx, response -> {
+          SseWriter sse = new SseWriter(response.setStatusCode(203));
+          sse.write(new JsonObject().put("n", 1));
+          sse.end(null);
+        }).map(started -> List.of(ended, started)))
+        .onComplete(ctx.succeeding(answers -> ctx.verify(() -> {
+          for (Answer a : answers) {
+            assertEquals(200, a.status());
+            assertEquals("text/event-stream; charset=utf-8", a.contentType());
+          }
+          ctx.completeNow();
+        })));
   }
 
   @Test
