@@ -80,7 +80,8 @@ public final class SseWriter {
     if (response.getStatusCode() != 200) {
       response.setStatusCode(200);
     }
-    response.headers().set(HttpHeaders.CONTENT_TYPE, EVENT_STREAM).set(HttpHeaders.CACHE_CONTROL, NO_CACHE);
+    response.headers().set(HttpHeaders.CONTENT_TYPE, EVENT_STREAM)
+        .set(HttpHeaders.CACHE_CONTROL, NO_CACHE);
   }
 
   /** One event with {@code json} as its data. */

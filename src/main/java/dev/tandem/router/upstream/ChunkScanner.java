@@ -307,8 +307,9 @@ final class ChunkScanner extends JsonTree {
   /** Whether an earlier name of {@code names[0, 2 * count)} is the last one read. */
   private boolean named(int[] names, int count) {
     for (int n = 0; n < count; n++) {
+      int at = names[2 * n];
       if (names[2 * n + 1] == keyLength
-          && Arrays.equals(b, names[2 * n], names[2 * n] + keyLength, b, keyAt, keyAt + keyLength)) {
+          && Arrays.equals(b, at, at + keyLength, b, keyAt, keyAt + keyLength)) {
         return true;
       }
     }
@@ -331,7 +332,7 @@ final class ChunkScanner extends JsonTree {
   }
 
   /** {@code b[from, to)} without the white space between tokens (strings kept as they are). */
-  static byte[] compact(byte[] b, int from, int to) {
+  private static byte[] compact(byte[] b, int from, int to) {
     byte[] out = new byte[to - from];
     int n = 0;
     boolean inString = false;
@@ -360,8 +361,8 @@ final class ChunkScanner extends JsonTree {
     ChunkScanner s = new ChunkScanner(compact, 0, compact.length);
     try {
       return s.objectValue(1);
-    } catch (GiveUp e) {
-      return new JsonObject(new String(compact, StandardCharsets.UTF_8)); // not expected: the scan checked it
+    } catch (GiveUp e) { // not expected: the scan checked every value as this reads it
+      return new JsonObject(new String(compact, StandardCharsets.UTF_8));
     }
   }
 

@@ -155,7 +155,8 @@ class ClientChunksTest {
    */
   @Test
   void aFlatEngineRecordIsSplicedAsItCame() {
-    String[] records = {"{}", "{\"ttft_s\":0.0123,\"end_to_end_latency_s\":0.0015,\"prefix_matched_length\":7}",
+    String[] records = {"{}",
+        "{\"ttft_s\":0.0123,\"end_to_end_latency_s\":0.0015,\"prefix_matched_length\":7}",
         "{\"text\":\"quote \\\" \u2713 \\n\",\"b\":true,\"z\":null,\"l\":-123456789012345678}"};
     for (String record : records) {
       for (Routing routing : new Routing[] {null, routing(false), routing(true)}) {

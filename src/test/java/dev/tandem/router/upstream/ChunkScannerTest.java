@@ -199,7 +199,8 @@ class ChunkScannerTest {
    */
   @Test
   void aFlatUsageExtraIsKeptAsCompactBytes() {
-    String flat = "{ \"ttft_s\" : 1e-05 ,\n\"s\":\"a \\\" b\\\\\", \"prefix_matched_length\": 7 , \"n\" :null }";
+    String flat = "{ \"ttft_s\" : 1e-05 ,\n\"s\":\"a \\\" b\\\\\", \"prefix_matched_length\": 7 ,"
+        + " \"n\" :null }";
     UsageExtra extra = scan("{\"usage\":{\"extra\":" + flat + "}}").usageExtra();
     assertEquals("{\"ttft_s\":1e-05,\"s\":\"a \\\" b\\\\\",\"prefix_matched_length\":7,\"n\":null}",
         new String(extra.bytes(), StandardCharsets.UTF_8));
