@@ -164,12 +164,13 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
         null, request.promptTokens().length, System.nanoTime());
     claimId(placeholder);
     CompletableFuture<PrepareReceiveResult> result = new CompletableFuture<>();
+    CompletableFuture<PrepareReceiveResult> parked = gaugesFirst(result);
     post(() -> {
       try {
-        receiving.prepareReceive(request, end, result, placeholder);
+        receiving.prepareReceive(request, end, parked, placeholder);
       } catch (RuntimeException e) {
         active.remove(request.id(), placeholder);
-        result.completeExceptionally(e);
+        parked.completeExceptionally(e);
       }
     }, null);
     return result;
@@ -221,6 +222,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
       if (running) {
         abort(requestId);
       }
+      publishGauges(); // before the reply: its caller may read the gauges next
       result.complete(parked || running);
     }, null);
     return result;
@@ -384,6 +386,27 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * A future for a command to complete; {@code reply} completes the same way, after the gauges are
+   * published when that happens on the engine thread. A client that sees a command's reply must
+   * not then read older gauges (prep_recv's parked count and reserved pages), as for outputs
+   * ({@link #loop}).
+   */
+  private <T> CompletableFuture<T> gaugesFirst(CompletableFuture<T> reply) {
+    CompletableFuture<T> command = new CompletableFuture<>();
+    command.whenComplete((value, error) -> {
+      if (Thread.currentThread() == thread) {
+        publishGauges();
+      }
+      if (error != null) {
+        reply.completeExceptionally(error);
+      } else {
+        reply.complete(value);
+      }
+    });
+    return command;
   }
 
   private void publishGauges() {

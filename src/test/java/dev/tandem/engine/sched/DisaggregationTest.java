@@ -202,6 +202,20 @@ class DisaggregationTest {
     d.prepareReceive(greedy("ttl", prompt(1, 10), 4), -1).get();
   }
 
+  /** A client that has prep_recv's or release's reply then reads gauges that already show it. */
+  @Test
+  void aReplyComesAfterTheGaugesShowIt() throws Exception {
+    for (int k = 0; k < 20; k++) {
+      String id = "gauged-" + k;
+      int parkedAsReplied = d.prepareReceive(greedy(id, prompt(k, 40), 4), -1)
+          .thenApply(r -> d.stats().parked()).get(10, TimeUnit.SECONDS);
+      assertEquals(1, parkedAsReplied, "parked when prep_recv's reply was seen");
+      int parkedAfterRelease = d.release(id).thenApply(r -> d.stats().parked())
+          .get(10, TimeUnit.SECONDS);
+      assertEquals(0, parkedAfterRelease, "parked when release's reply was seen");
+    }
+  }
+
   @Test
   void zeroMaxTokensFinishesAtOnceAndFreesTheId() throws Exception {
     GenerationRequest req = new GenerationRequest("zero", prompt(3, 20), 1, SamplingParams.greedy(0));
