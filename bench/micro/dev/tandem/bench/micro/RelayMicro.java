@@ -60,24 +60,17 @@ public final class RelayMicro {
       row("engine chunk read, full scan (" + shape[0] + ")", r[0]);
       row("engine chunk read, compared with the last (" + shape[0] + ")", r[1]);
     }
-    byte[] usage = USAGE.getBytes(StandardCharsets.UTF_8);
-    row("usage record read (the stream's last chunk, EngineChunk.parse)", Timing.nsPerOp(count -> {
-      long s = 0;
-      for (int k = 0; k < count; k++) {
-        s += EngineChunk.parse(usage, 0, usage.length).completionTokens();
-      }
-      return s;
-    }, 200_000, 15));
-    byte[] mlc = USAGE_MLC.getBytes(StandardCharsets.UTF_8);
-    row("usage record read (MLC's ten metrics, EngineChunk.parse)", Timing.nsPerOp(count -> {
-      long s = 0;
-      for (int k = 0; k < count; k++) {
-        s += EngineChunk.parse(mlc, 0, mlc.length).completionTokens();
-      }
-      return s;
-    }, 200_000, 15));
-    for (String[] record : new String[][] {{"null engine's", USAGE}, {"MLC's", USAGE_MLC}}) {
+    for (String[] record : new String[][] {
+        {"null engine's", USAGE, "usage record read (the stream's last chunk, EngineChunk.parse)"},
+        {"MLC's", USAGE_MLC, "usage record read (MLC's ten metrics, EngineChunk.parse)"}}) {
       byte[] last = record[1].getBytes(StandardCharsets.UTF_8);
+      row(record[2], Timing.nsPerOp(count -> {
+        long s = 0;
+        for (int k = 0; k < count; k++) {
+          s += EngineChunk.parse(last, 0, last.length).completionTokens();
+        }
+        return s;
+      }, 200_000, 15));
       UsageExtra extra = EngineChunk.parse(last, 0, last.length).usageExtra();
       row("usage chunk rendered, " + record[0] + " record spliced as its bytes",
           DeltaMicro.nsPerUsageChunk(extra));
