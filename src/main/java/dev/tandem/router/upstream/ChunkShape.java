@@ -43,6 +43,8 @@ final class ChunkShape {
   private int idsEnd;
   /** Chunks read as the learned one (for tests: the shortcut is taken). */
   private int rereads;
+  /** Reads each re-read chunk's text and ids (one per stream, not one per chunk). */
+  private ChunkScanner spans;
 
   /** The chunk in {@code bytes[offset, offset + length)}, as {@link EngineChunk#parse} reads it. */
   EngineChunk read(byte[] bytes, int offset, int length) {
@@ -133,7 +135,8 @@ final class ChunkShape {
    * learned bytes after the last span do, at or before {@code end}.
    */
   private EngineChunk reread(byte[] b, int offset, int end, boolean exact) {
-    ChunkScanner s = new ChunkScanner(b, offset, end);
+    ChunkScanner s = spans == null ? (spans = new ChunkScanner(b, offset, end))
+        : spans.over(b, offset, end);
     boolean idsFirst = idsFrom >= 0 && idsFrom < textFrom;
     String text = null;
     int[] ids = null;
