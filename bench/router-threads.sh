@@ -5,7 +5,9 @@
 # request split by thread kind (event loops, JIT compilers, GC, the rest) into user and system
 # time (/proc/PID/task/*/stat), voluntary and involuntary context switches per request (a sleep
 # and a wake-up; being preempted) and the page faults of the run. Then the same for a few idle
-# seconds (what the router costs doing nothing). The JVM is whatever `java` the PATH gives, so
+# seconds (what the router costs doing nothing). Each run also says how many bytes the router
+# allocated per request (jstat: the young GCs of the run times the eden's size, plus what eden
+# gained; exact while G1 keeps its eden size, which it does under a steady load). The JVM is whatever `java` the PATH gives, so
 #
 #   bench/router-threads.sh
 #   PATH=/usr/lib/jvm/OTHER-JDK/bin:$PATH bench/router-threads.sh
@@ -70,10 +72,16 @@ drive() { # seconds -> prints the requests wrk completed
 
 # Every thread of the router: kind, utime and stime (ticks), context switches; and the process's
 # page faults. The command name may hold spaces: fields are read after its closing parenthesis.
+jstat=$(command -v jstat || true)
+[[ -n "$jstat" ]] || jstat="$(dirname "$(readlink -f "$(command -v java)")")/jstat"
+[[ -x "$jstat" ]] || tb_die "jstat (the JDK's) not found beside $(command -v java)"
 snapshot() { # file
-  python3 - "$router_pid" "$1" <<'PY'
+  python3 - "$router_pid" "$1" "$("$jstat" -gc "$router_pid" | tail -1)" <<'PY'
 import json, os, sys
 pid, out = sys.argv[1], sys.argv[2]
+# jstat -gc: S0C S1C S0U S1U EC EU OC OU ... YGC (KB, counts)
+gc = sys.argv[3].split()
+eden = {"capacity_kb": float(gc[4]), "used_kb": float(gc[5]), "young_gcs": int(gc[12])}
 def kind(name):
     for prefix, k in (("vert.x-eventloo", "event loops"), ("C1 Compiler", "JIT compilers"),
                       ("C2 Compiler", "JIT compilers"), ("GC Thread", "GC"), ("G1 ", "GC")):
@@ -94,7 +102,8 @@ for t in os.listdir(f"/proc/{pid}/task"):
                     "invol": int(status["nonvoluntary_ctxt_switches"])})
 f = open(f"/proc/{pid}/stat").read()
 f = f[f.rindex(")") + 2:].split()
-json.dump({"threads": threads, "minflt": int(f[7]), "majflt": int(f[9])}, open(out, "w"))
+json.dump({"threads": threads, "minflt": int(f[7]), "majflt": int(f[9]), "eden": eden},
+          open(out, "w"))
 PY
 }
 
@@ -119,8 +128,12 @@ for k in ("event loops", "JIT compilers", "GC", "other threads"):
     total = [x + y for x, y in zip(total, v)]
     print(f"| | {k} | {v[0] * us:.2f} | {v[1] * us:.2f} | {v[2] / max(n, 1):.3f} | {v[3] / max(n, 1):.3f} |")
 print(f"| | **all** | **{total[0] * us:.2f}** | **{total[1] * us:.2f}** | {total[2] / max(n, 1):.3f} | {total[3] / max(n, 1):.3f} |")
+ea, eb = a["eden"], b["eden"]
+gcs = eb["young_gcs"] - ea["young_gcs"]
+allocated = 1024 * (gcs * eb["capacity_kb"] + eb["used_kb"] - ea["used_kb"])
 print(f"({n} {'requests' if unit == 'req' else 'seconds'}; page faults: "
-      f"{b['minflt'] - a['minflt']} minor, {b['majflt'] - a['majflt']} major)")
+      f"{b['minflt'] - a['minflt']} minor, {b['majflt'] - a['majflt']} major; "
+      f"allocated {allocated / max(n, 1) / 1024:.2f} KiB/{unit} ({gcs} young GCs))")
 PY
 }
 
