@@ -4,10 +4,35 @@ import dev.tandem.api.SseParser;
 import dev.tandem.bench.micro.Timing;
 import java.util.List;
 
-/** An engine stream's chunks read by the full scanner and by the reader that compares shapes. */
+/**
+ * An engine stream's chunks read by the full scanner and by the reader that compares shapes, the
+ * latter into a sink as EngineStream feeds the relay (per-token chunks as their fields).
+ */
 public final class ChunkReadMicro {
 
   private ChunkReadMicro() {}
+
+  /** Takes what it is given as the relay does: tokens by their fields, other chunks whole. */
+  private static final class Counting implements ChunkSink {
+    long sum;
+
+    @Override
+    public void accept(EngineChunk chunk) {
+      sum += chunk.choices().size();
+    }
+
+    @Override
+    public void token(int index, String text, String finishReason, int[] tokenIds) {
+      sum += 1 + text.length();
+    }
+  }
+
+  /** One data line as EngineStream reads it. */
+  private static void read(ChunkShape reader, byte[] b, int o, int n, Counting sink) {
+    if (!reader.tokenTo(b, o, n, sink)) {
+      sink.accept(reader.scan(b, o, n));
+    }
+  }
 
   /** ns per chunk over {@code chunks} (one stream's data lines): full scan, then ChunkShape. */
   public static double[] fullThenShape(List<byte[]> chunks) {
@@ -20,16 +45,16 @@ public final class ChunkReadMicro {
       return s;
     }, 200_000, 15);
     double shape = Timing.nsPerOp(count -> {
-      long s = 0;
+      Counting sink = new Counting();
       ChunkShape reader = new ChunkShape();
       for (int k = 0; k < count; k++) {
         if (k % chunks.size() == 0) {
           reader = new ChunkShape(); // a new stream
         }
         byte[] c = chunks.get(k % chunks.size());
-        s += reader.read(c, 0, c.length).choices().size();
+        read(reader, c, 0, c.length, sink);
       }
-      return s;
+      return sink.sum;
     }, 200_000, 15);
     return new double[] {full, shape};
   }
@@ -41,37 +66,30 @@ public final class ChunkReadMicro {
    */
   public static double[] splitThenReadVsWhole(byte[] sse) {
     double split = Timing.nsPerOp(count -> {
-      long[] s = {0};
+      Counting sink = new Counting();
       for (int k = 0; k < count; k++) {
         ChunkShape reader = new ChunkShape();
         SseParser parser = new SseParser((b, o, n) -> {
           if (b[o] == '{') {
-            s[0] += reader.read(b, o, n).choices().size();
+            read(reader, b, o, n, sink);
           }
         });
         parser.feed(sse, 0, sse.length);
       }
-      return s[0];
+      return sink.sum;
     }, 20_000, 15);
     double whole = Timing.nsPerOp(count -> {
-      long[] s = {0};
+      Counting sink = new Counting();
       for (int k = 0; k < count; k++) {
         ChunkShape reader = new ChunkShape();
         SseParser parser = new SseParser((b, o, n) -> {
           if (b[o] == '{') {
-            s[0] += reader.read(b, o, n).choices().size();
+            read(reader, b, o, n, sink);
           }
-        }, (b, from, end) -> {
-          EngineChunk c = reader.event(b, from, end);
-          if (c == null) {
-            return -1;
-          }
-          s[0] += c.choices().size();
-          return reader.eventLength();
-        });
+        }, (b, from, end) -> reader.eventTo(b, from, end, sink));
         parser.feed(sse, 0, sse.length);
       }
-      return s[0];
+      return sink.sum;
     }, 20_000, 15);
     return new double[] {split, whole};
   }

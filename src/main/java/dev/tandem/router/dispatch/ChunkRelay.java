@@ -1,5 +1,6 @@
 package dev.tandem.router.dispatch;
 
+import dev.tandem.router.upstream.ChunkSink;
 import dev.tandem.router.upstream.EngineChunk;
 import dev.tandem.router.upstream.EngineErrorBody;
 import dev.tandem.router.upstream.EngineStream;
@@ -22,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * ({@link ReplayCheck}) before anything new passes. Completes when the engine ended its answer;
  * fails if it broke off before every choice finished, or if a replay differs.
  */
-final class ChunkRelay {
+final class ChunkRelay implements ChunkSink {
 
   private static final Logger LOG = LoggerFactory.getLogger(ChunkRelay.class);
   static final String PREEMPT = "preempt";
@@ -70,7 +71,7 @@ final class ChunkRelay {
 
   static Future<Void> relay(Attempt attempt, EngineStream stream) {
     ChunkRelay relay = new ChunkRelay(attempt, stream);
-    stream.start(relay::onChunk);
+    stream.start(relay);
     return stream.end().transform(ar -> {
       Future<Void> outcome = ar.succeeded() ? relay.onEnd(ar.result()) : Future.failedFuture(ar.cause());
       relay.recordOutcomes();
@@ -78,7 +79,9 @@ final class ChunkRelay {
     });
   }
 
-  private void onChunk(EngineChunk chunk) {
+  /** A whole chunk: an error, a usage record, any number of choices. */
+  @Override
+  public void accept(EngineChunk chunk) {
     if (chunk.error() != null) {
       throw UpstreamException.engineError(stream.engineId(), "generation", 500,
           EngineErrorBody.parse(chunk.error()).message());
@@ -88,8 +91,20 @@ final class ChunkRelay {
     }
     List<EngineChunk.Choice> choices = chunk.choices();
     for (int i = 0, n = choices.size(); i < n; i++) {
-      onChoice(choices.get(i));
+      EngineChunk.Choice c = choices.get(i);
+      onChoice(c.index(), c.text(), c.finishReason(), c.tokenIds(), c.logprobs());
     }
+    pauseWhileFull();
+  }
+
+  /** A per-token chunk (most of a stream), as its fields: no chunk object made for it. */
+  @Override
+  public void token(int index, String text, String finishReason, int[] tokenIds) {
+    onChoice(index, text, finishReason, tokenIds, null);
+    pauseWhileFull();
+  }
+
+  private void pauseWhileFull() {
     if (attempt.target().writeQueueFull()) {
       stream.pause();
       attempt.target().onDrain(v -> stream.resume());
@@ -113,8 +128,8 @@ final class ChunkRelay {
     }
   }
 
-  private void onChoice(EngineChunk.Choice choice) {
-    int index = choice.index();
+  private void onChoice(int index, String text, String finish, int[] tokenIds,
+      JsonObject logprobs) {
     if (index < 0 || index >= routes.length) {
       throw UpstreamException.protocol(stream.engineId(), "generation",
           "choice index " + index + " but " + routes.length + " choices were asked");
@@ -123,16 +138,13 @@ final class ChunkRelay {
     if (rs.route.drop() || rs.ended) {
       return;
     }
-    String finish = choice.finishReason();
     boolean preempt = PREEMPT.equals(finish);
-    String text = choice.text();
     // A preempt's last delta carries the tokens whose text the engine still held back: not delivered.
     if (!(preempt && text.isEmpty())) {
-      trackIds(rs, choice.tokenIds(), text);
-      checkReplay(rs, choice.tokenIds(), text, finish != null && !preempt);
+      trackIds(rs, tokenIds, text);
+      checkReplay(rs, tokenIds, text, finish != null && !preempt);
     }
-    ChoiceDelta delta = skipReplayed(rs, new ChoiceDelta(text, choice.logprobs(),
-        preempt ? null : finish));
+    ChoiceDelta delta = skipReplayed(rs, new ChoiceDelta(text, logprobs, preempt ? null : finish));
     int client = rs.route.clientIndex();
     if (!delta.isEmpty()) {
       rs.text.append(delta.text());

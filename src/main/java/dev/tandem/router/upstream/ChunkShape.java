@@ -2,7 +2,6 @@ package dev.tandem.router.upstream;
 
 import dev.tandem.api.SseParser;
 import java.util.Arrays;
-import java.util.List;
 
 /**
  * One engine stream's chunk reader, which remembers the bytes of the last per-token chunk. An
@@ -45,14 +44,38 @@ final class ChunkShape {
   private int rereads;
   /** Reads each re-read chunk's text and ids (one per stream, not one per chunk). */
   private ChunkScanner spans;
+  /** The last re-read chunk's text and ids (null: none). */
+  private String text;
+  private int[] ids;
 
-  /** The chunk in {@code bytes[offset, offset + length)}, as {@link EngineChunk#parse} reads it. */
+  /**
+   * The chunk in {@code bytes[offset, offset + length)}, as {@link EngineChunk#parse} reads it,
+   * as one object (for tests; {@link EngineStream} reads by {@link #tokenTo} and {@link #scan}).
+   */
   EngineChunk read(byte[] bytes, int offset, int length) {
-    EngineChunk same = choice == null ? null : reread(bytes, offset, offset + length, true);
-    if (same != null) {
-      rereads++;
-      return same;
+    EngineChunk[] read = new EngineChunk[1];
+    return tokenTo(bytes, offset, length, c -> read[0] = c) ? read[0] : scan(bytes, offset, length);
+  }
+
+  /**
+   * Whether the chunk is one of the learned shape, and then it went to {@code sink} as
+   * {@link ChunkSink#token}; else nothing did, and {@link #scan} reads it.
+   */
+  boolean tokenTo(byte[] bytes, int offset, int length, ChunkSink sink) {
+    if (choice == null || !reread(bytes, offset, offset + length, true)) {
+      return false;
     }
+    rereads++;
+    sink.token(choice.index(), text, choice.finishReason(), ids);
+    return true;
+  }
+
+  /**
+   * The chunk read in full, as {@link EngineChunk#parse} reads it, learning its shape from it.
+   *
+   * @throws IllegalArgumentException when it is not a JSON object of the expected shape
+   */
+  EngineChunk scan(byte[] bytes, int offset, int length) {
     EngineChunk scanned = ChunkScanner.scan(bytes, offset, length, this);
     return scanned != null ? scanned : EngineChunk.jackson(bytes, offset, length);
   }
@@ -71,25 +94,34 @@ final class ChunkShape {
    * are checked), so the data line ends where the chunk does. {@link #eventLength} is its length.
    */
   EngineChunk event(byte[] bytes, int from, int end) {
+    EngineChunk[] read = new EngineChunk[1];
+    return eventTo(bytes, from, end, c -> read[0] = c) < 0 ? null : read[0];
+  }
+
+  /**
+   * {@link #event} into {@code sink}, as {@link ChunkSink#token}: the event's length, blank line
+   * included; -1 (and nothing for the sink) where the bytes do not hold such an event whole.
+   */
+  int eventTo(byte[] bytes, int from, int end, ChunkSink sink) {
     int at = from + DATA.length;
     if (choice == null || !oneLine || end - at < 2
         || !Arrays.equals(bytes, from, at, DATA, 0, DATA.length)) {
-      return null;
+      return -1;
     }
     if (bytes[at] == ' ') {
       at++;
     }
-    EngineChunk same = reread(bytes, at, end, false);
-    if (same == null) {
-      return null;
+    if (!reread(bytes, at, end, false)) {
+      return -1;
     }
     int blank = blankLine(bytes, readEnd, end);
     if (blank < 0 || (idsFrom >= 0 && SseParser.lineEnd(bytes, idsAt, idsEnd) >= 0)) {
-      return null;
+      return -1;
     }
     rereads++;
     eventLength = blank - from;
-    return same;
+    sink.token(choice.index(), text, choice.finishReason(), ids);
+    return eventLength;
   }
 
   int eventLength() {
@@ -130,11 +162,11 @@ final class ChunkShape {
   }
 
   /**
-   * The chunk read as the learned one with another text and ids, or null if it is not one: the
-   * chunk from {@code offset} ending at {@code end} when {@code exact}, else ending where the
-   * learned bytes after the last span do, at or before {@code end}.
+   * Whether the bytes are a chunk of the learned shape with another {@link #text} and {@link #ids}
+   * (read into those): the chunk from {@code offset} ending at {@code end} when {@code exact},
+   * else ending where the learned bytes after the last span do, at or before {@code end}.
    */
-  private EngineChunk reread(byte[] b, int offset, int end, boolean exact) {
+  private boolean reread(byte[] b, int offset, int end, boolean exact) {
     ChunkScanner s = spans == null ? (spans = new ChunkScanner(b, offset, end))
         : spans.over(b, offset, end);
     boolean idsFirst = idsFrom >= 0 && idsFrom < textFrom;
@@ -147,7 +179,7 @@ final class ChunkShape {
       int spanFrom = isText ? textFrom : idsFrom;
       int n = spanFrom - from;
       if (end - at < n || !Arrays.equals(b, at, at + n, last, from, spanFrom)) {
-        return null;
+        return false;
       }
       at += n;
       // read from its opening quote or bracket, the last compared byte
@@ -159,7 +191,7 @@ final class ChunkShape {
         idsEnd = s.at() - 1;
       }
       if (isText ? text == null : ids == null) {
-        return null; // not what the scanner reads: the full scan says what it is
+        return false; // not what the scanner reads: the full scan says what it is
       }
       at = s.at() - 1; // its closing quote or bracket: the first of the next compared bytes
       from = isText ? textTo : idsTo;
@@ -167,10 +199,11 @@ final class ChunkShape {
     int n = lastLength - from;
     if ((exact ? end - at != n : end - at < n)
         || !Arrays.equals(b, at, at + n, last, from, lastLength)) {
-      return null;
+      return false;
     }
     readEnd = at + n;
-    return new EngineChunk(List.of(new EngineChunk.Choice(choice.index(), text,
-        choice.finishReason(), ids, null)), null, null, null);
+    this.text = text;
+    this.ids = ids;
+    return true;
   }
 }

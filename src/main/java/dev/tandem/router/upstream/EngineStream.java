@@ -7,7 +7,6 @@ import io.vertx.core.Promise;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 /**
  * An engine's SSE answer, one parsed chunk at a time. Created paused; {@link #start} attaches the
@@ -36,7 +35,7 @@ public final class EngineStream {
   private boolean idleArmed;
   private long lastDataNanos;
   private SseParser parser;
-  private Consumer<EngineChunk> onChunk;
+  private ChunkSink onChunk;
 
   EngineStream(EngineConnection connection, CallGuard guard, int engineId, String stage,
       long firstChunkTimeoutMs, long idleTimeoutMs) {
@@ -55,7 +54,7 @@ public final class EngineStream {
   }
 
   /** Starts the flow of chunks into {@code chunkHandler}; an exception it throws fails the stream. */
-  public void start(Consumer<EngineChunk> chunkHandler) {
+  public void start(ChunkSink chunkHandler) {
     this.onChunk = chunkHandler;
     this.parser = new SseParser(this::onData, this::onEvent);
     paused = false;
@@ -109,27 +108,31 @@ public final class EngineStream {
       sawDone = true;
       return;
     }
+    sawChunk = true;
+    if (shape.tokenTo(bytes, offset, length, onChunk)) {
+      return;
+    }
     EngineChunk chunk;
     try {
-      chunk = shape.read(bytes, offset, length);
+      chunk = shape.scan(bytes, offset, length);
     } catch (IllegalArgumentException e) {
       String data = new String(bytes, offset, Math.min(length, 200), StandardCharsets.UTF_8);
       throw UpstreamException.protocol(engineId, stage, "a data line is not a valid chunk ("
           + e.getMessage() + "): " + (length > 200 ? data + "..." : data));
     }
-    sawChunk = true;
     onChunk.accept(chunk);
   }
 
   /** A per-token event read whole by the chunk shape, before the parser scans it; or -1. */
   private int onEvent(byte[] bytes, int from, int end) {
-    EngineChunk chunk = guard.finished() ? null : shape.event(bytes, from, end);
-    if (chunk == null) {
+    if (guard.finished()) {
       return -1;
     }
-    sawChunk = true;
-    onChunk.accept(chunk);
-    return shape.eventLength();
+    int length = shape.eventTo(bytes, from, end, onChunk);
+    if (length >= 0) {
+      sawChunk = true;
+    }
+    return length;
   }
 
   /** {@code [DONE]}, surrounding white space allowed. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -54,6 +55,47 @@ class ChunkShapeTest {
         ChunkScannerTest.assertSame(jackson(json), read(reader, json), json);
       }
       assertEquals(TEXTS.size() - 1, reader.rereads(), "every chunk after the first: " + shape);
+    }
+  }
+
+  /**
+   * EngineStream hands a sink (the relay) each re-read chunk as its fields, without a chunk
+   * object: a sink that takes them gets every chunk after the first there, each what Jackson reads.
+   */
+  @Test
+  void reReadChunksReachASinkAsTheirFields() {
+    for (String shape : SHAPES) {
+      ChunkShape reader = new ChunkShape();
+      List<EngineChunk> tokens = new ArrayList<>();
+      List<EngineChunk> whole = new ArrayList<>();
+      ChunkSink sink = new ChunkSink() {
+        @Override
+        public void accept(EngineChunk chunk) {
+          whole.add(chunk);
+        }
+
+        @Override
+        public void token(int index, String text, String finishReason, int[] tokenIds) {
+          tokens.add(new EngineChunk(List.of(new EngineChunk.Choice(index, text, finishReason,
+              tokenIds, null)), null, null, null));
+        }
+      };
+      List<String> jsons = new ArrayList<>();
+      int id = 100;
+      for (String text : TEXTS) {
+        String json = String.format(shape, text, id++);
+        jsons.add(json);
+        byte[] b = ("zz" + json + "zz").getBytes(StandardCharsets.UTF_8);
+        if (!reader.tokenTo(b, 2, b.length - 4, sink)) {
+          sink.accept(reader.scan(b, 2, b.length - 4));
+        }
+      }
+      assertEquals(1, whole.size(), shape);
+      ChunkScannerTest.assertSame(jackson(jsons.get(0)), whole.get(0), jsons.get(0));
+      assertEquals(TEXTS.size() - 1, tokens.size(), shape);
+      for (int k = 0; k < tokens.size(); k++) {
+        ChunkScannerTest.assertSame(jackson(jsons.get(k + 1)), tokens.get(k), jsons.get(k + 1));
+      }
     }
   }
 
