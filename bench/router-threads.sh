@@ -6,8 +6,9 @@
 # time (/proc/PID/task/*/stat), voluntary and involuntary context switches per request (a sleep
 # and a wake-up; being preempted) and the page faults of the run. Then the same for a few idle
 # seconds (what the router costs doing nothing). Each run also says how many bytes the router
-# allocated per request (jstat: the young GCs of the run times the eden's size, plus what eden
-# gained; exact while G1 keeps its eden size, which it does under a steady load). The JVM is whatever `java` the PATH gives, so
+# allocated per request: what eden held at each young GC of the run (G1's gc+heap log, switched
+# on with jcmd once the router is up; other collectors: the eden's size at the end per GC), plus
+# what eden gained (jstat). The JVM is whatever `java` the PATH gives, so
 #
 #   bench/router-threads.sh
 #   PATH=/usr/lib/jvm/OTHER-JDK/bin:$PATH bench/router-threads.sh
@@ -72,16 +73,19 @@ drive() { # seconds -> prints the requests wrk completed
 
 # Every thread of the router: kind, utime and stime (ticks), context switches; and the process's
 # page faults. The command name may hold spaces: fields are read after its closing parenthesis.
-jstat=$(command -v jstat || true)
-[[ -n "$jstat" ]] || jstat="$(dirname "$(readlink -f "$(command -v java)")")/jstat"
-[[ -x "$jstat" ]] || tb_die "jstat (the JDK's) not found beside $(command -v java)"
+jdk_bin="$(dirname "$(readlink -f "$(command -v java)")")"
+[[ -x "$jdk_bin/jstat" && -x "$jdk_bin/jcmd" ]] || tb_die "jstat and jcmd (the JDK's) not found in $jdk_bin"
+"$jdk_bin/jcmd" "$router_pid" VM.log output="file=$WORK/gc.log" what=gc+heap=info >/dev/null
+region_kb=$("$jdk_bin/jcmd" "$router_pid" GC.heap_info | sed -n 's/.*region size \([0-9]*\)K.*/\1/p' | head -1)
 snapshot() { # file
-  python3 - "$router_pid" "$1" "$("$jstat" -gc "$router_pid" | tail -1)" <<'PY'
+  python3 - "$router_pid" "$1" "$("$jdk_bin/jstat" -gc "$router_pid" | tail -1)" "$WORK/gc.log" <<'PY'
 import json, os, sys
 pid, out = sys.argv[1], sys.argv[2]
 # jstat -gc: S0C S1C S0U S1U EC EU OC OU ... YGC (KB, counts)
 gc = sys.argv[3].split()
-eden = {"capacity_kb": float(gc[4]), "used_kb": float(gc[5]), "young_gcs": int(gc[12])}
+log_lines = sum(1 for _ in open(sys.argv[4])) if os.path.exists(sys.argv[4]) else 0
+eden = {"capacity_kb": float(gc[4]), "used_kb": float(gc[5]), "young_gcs": int(gc[12]),
+        "log_lines": log_lines}
 def kind(name):
     for prefix, k in (("vert.x-eventloo", "event loops"), ("C1 Compiler", "JIT compilers"),
                       ("C2 Compiler", "JIT compilers"), ("GC Thread", "GC"), ("G1 ", "GC")):
@@ -108,10 +112,11 @@ PY
 }
 
 report() { # before after count unit(req|s) label
-  python3 - "$@" "$(getconf CLK_TCK)" <<'PY'
-import collections, json, sys
+  python3 - "$@" "$(getconf CLK_TCK)" "$WORK/gc.log" "${region_kb:-0}" <<'PY'
+import collections, json, re, sys
 a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 n, unit, label, hz = int(sys.argv[3]), sys.argv[4], sys.argv[5], int(sys.argv[6])
+gc_log, region_kb = sys.argv[7], int(sys.argv[8])
 before = {t["tid"]: t for t in a["threads"]}
 agg = collections.defaultdict(lambda: [0, 0, 0, 0])
 for t in b["threads"]:
@@ -130,7 +135,12 @@ for k in ("event loops", "JIT compilers", "GC", "other threads"):
 print(f"| | **all** | **{total[0] * us:.2f}** | **{total[1] * us:.2f}** | {total[2] / max(n, 1):.3f} | {total[3] / max(n, 1):.3f} |")
 ea, eb = a["eden"], b["eden"]
 gcs = eb["young_gcs"] - ea["young_gcs"]
-allocated = 1024 * (gcs * eb["capacity_kb"] + eb["used_kb"] - ea["used_kb"])
+# G1 logs "GC(7) Eden regions: 60->0(58)" per young GC: what eden held when it was collected
+with open(gc_log) as f:
+    lines = f.readlines()[ea["log_lines"]:eb["log_lines"]]
+held = [int(m.group(1)) for m in map(re.compile(r"Eden regions: (\d+)->").search, lines) if m]
+eden_kb = region_kb * sum(held) if held and region_kb else gcs * eb["capacity_kb"]
+allocated = 1024 * (eden_kb + eb["used_kb"] - ea["used_kb"])
 print(f"({n} {'requests' if unit == 'req' else 'seconds'}; page faults: "
       f"{b['minflt'] - a['minflt']} minor, {b['majflt'] - a['majflt']} major; "
       f"allocated {allocated / max(n, 1) / 1024:.2f} KiB/{unit} ({gcs} young GCs))")
