@@ -30,18 +30,11 @@ public abstract class JsonScanner {
   private static final int MAX_NUMBER = 500;
   private static final int MAX_STRING = 1 << 20;
 
-  protected byte[] b;
-  protected int end;
+  protected final byte[] b;
+  protected final int end;
   protected int i;
 
   protected JsonScanner(byte[] bytes, int offset, int end) {
-    this.b = bytes;
-    this.i = offset;
-    this.end = end;
-  }
-
-  /** Points this scanner at other input (a reader that scans many small inputs keeps one). */
-  protected void reset(byte[] bytes, int offset, int end) {
     this.b = bytes;
     this.i = offset;
     this.end = end;

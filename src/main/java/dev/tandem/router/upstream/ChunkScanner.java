@@ -62,15 +62,6 @@ final class ChunkScanner extends JsonTree {
     super(bytes, offset, end);
   }
 
-  /**
-   * A scanner for {@link #stringAt} and {@link #idsAt} over {@code bytes[offset, end)}: this one,
-   * pointed there (a stream's chunk reader keeps one for every chunk it re-reads).
-   */
-  ChunkScanner over(byte[] bytes, int offset, int end) {
-    reset(bytes, offset, end);
-    return this;
-  }
-
   /** The chunk in {@code bytes[offset, offset + length)}, or null where Jackson must read it. */
   static EngineChunk scan(byte[] bytes, int offset, int length) {
     return scan(bytes, offset, length, null);
