@@ -59,10 +59,25 @@ final class EngineConnection extends ChannelInboundHandlerAdapter {
   private final Handler<HttpObject> deliverer = this::deliver;
   /** Heap room for a stream's reads of direct memory, kept across the connection's requests. */
   private byte[] scratch = new byte[0];
+  /** The chunk reader of the streams this connection carries, one after another. */
+  private ChunkShape shape;
 
   EngineConnection(EngineConnectionPool pool, ContextInternal context) {
     this.pool = pool;
     this.context = context;
+  }
+
+  /**
+   * A chunk reader for the stream this connection now carries, having learned nothing: the last
+   * stream's, whose room for a chunk's bytes stays (a connection carries one stream at a time).
+   */
+  ChunkShape chunkShape() {
+    if (shape == null) {
+      shape = new ChunkShape();
+    } else {
+      shape.forget();
+    }
+    return shape;
   }
 
   /** At least {@code length} bytes of scratch room, valid until the next call. */

@@ -28,7 +28,7 @@ public final class EngineStream {
   private final long firstChunkTimeoutMs;
   private final long idleTimeoutMs;
   private final Promise<Boolean> ended = Promise.promise();
-  private final ChunkShape shape = new ChunkShape();
+  private final ChunkShape shape;
   private boolean sawDone;
   private boolean sawChunk;
   private boolean paused;
@@ -45,6 +45,7 @@ public final class EngineStream {
     this.stage = stage;
     this.firstChunkTimeoutMs = firstChunkTimeoutMs;
     this.idleTimeoutMs = idleTimeoutMs;
+    this.shape = connection.chunkShape();
     paused = true; // until start(): what the engine sends meanwhile waits in the connection
     connection.pause();
   }
