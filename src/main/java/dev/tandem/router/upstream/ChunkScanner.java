@@ -272,7 +272,9 @@ final class ChunkScanner extends JsonTree {
           return null;
         }
         if (names == null) {
-          names = new int[2 * FLAT_NAMES];
+          names = new int[8]; // room for 4 names, then 8, 16, 32
+        } else if (names.length == 2 * count) {
+          names = Arrays.copyOf(names, 4 * count);
         }
         names[2 * count] = keyAt;
         names[2 * count + 1] = keyLength;
