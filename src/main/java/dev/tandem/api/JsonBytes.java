@@ -1,6 +1,7 @@
 package dev.tandem.api;
 
 import com.fasterxml.jackson.core.io.NumberOutput;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -33,7 +34,13 @@ public final class JsonBytes {
   private static final int MAX_DEPTH = 64;
   /** Beyond this much room a thread's writer is not kept (after a delta with a huge text). */
   private static final int MAX_KEPT = 64 * 1024;
-  private static final ThreadLocal<JsonBytes> THREAD_WRITER = ThreadLocal.withInitial(JsonBytes::new);
+  /** Netty's thread-local: on an event loop an index into the thread's own table. */
+  private static final FastThreadLocal<JsonBytes> THREAD_WRITER = new FastThreadLocal<>() {
+    @Override
+    protected JsonBytes initialValue() {
+      return new JsonBytes();
+    }
+  };
 
   private byte[] bytes = new byte[512]; // an engine body for a short prompt fits
   private int length;

@@ -1,6 +1,7 @@
 package dev.tandem.router.api;
 
 import dev.tandem.api.JsonBytes;
+import io.netty.util.concurrent.FastThreadLocal;
 
 /**
  * An event loop's pending client bytes: one heap writer per thread, holding the events of one
@@ -13,7 +14,13 @@ import dev.tandem.api.JsonBytes;
  */
 final class LoopPending {
 
-  private static final ThreadLocal<LoopPending> LOOPS = ThreadLocal.withInitial(LoopPending::new);
+  /** Netty's: an index into the event loop thread's own table, not a ThreadLocal's hash probe. */
+  private static final FastThreadLocal<LoopPending> LOOPS = new FastThreadLocal<>() {
+    @Override
+    protected LoopPending initialValue() {
+      return new LoopPending();
+    }
+  };
   /** Beyond this much room a thread's writer is not kept (after a huge answer). */
   private static final int MAX_KEPT = 256 * 1024;
 
