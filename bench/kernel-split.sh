@@ -55,10 +55,8 @@ for transport in $TRANSPORTS; do
   router_port=$(tb_free_port); port=$(tb_free_port)
   [[ -n "$engine_port" ]] || engine_port=$port
   tb_log "starting a Tandem router ($transport) with a zero-cost null engine on $port"
-  NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS=0 tb_start "$WORK/router-$transport.log" "$TB_TANDEM" router \
-    "$WORK/model" --router-mode round-robin --router-host 127.0.0.1 --router-port "$router_port" \
-    --endpoint-ports "$port" --log-dir "$WORK/logs-$transport" --engine mlc \
-    --python "$here/null-engine-python" --network-transport "$transport"
+  tb_start_zero_router "$WORK/router-$transport.log" "$WORK/model" round-robin "$router_port" \
+    "$port" "$WORK/logs-$transport" --network-transport "$transport"
   pids[$transport]=$TB_LAST_PID
   url[$transport]="http://127.0.0.1:$router_port"
   tb_wait_http "${url[$transport]}/v1/models" 300 "$TB_LAST_PID" "$WORK/router-$transport.log"

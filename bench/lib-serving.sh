@@ -98,6 +98,21 @@ tb_start() { # logfile command...
   TB_PIDS+=("$TB_LAST_PID")
 }
 
+# Starts a Tandem router that launches its own zero-cost null engines on engine-ports (MLC's
+# launch, bench/null-engine-python standing in for Python: the engine API with no model, first
+# token at once, NULL_TOKEN_GAP_MS (0) between tokens); its pid goes to TB_LAST_PID, as tb_start.
+# The caller's environment (TANDEM_JAVA_OPTS, TANDEM_JAR, NVSHMEM_HOME, NULL_ENGINE_JAVA_OPTS)
+# passes through to the router and its engines.
+tb_start_zero_router() { # logfile model mode router-port "engine-ports" log-dir [router args...]
+  local log="$1" model="$2" mode="$3" port="$4" engine_ports="$5" log_dir="$6"
+  shift 6
+  # shellcheck disable=SC2086
+  NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS="${NULL_TOKEN_GAP_MS:-0}" tb_start "$log" "$TB_TANDEM" \
+    router "$model" --router-mode "$mode" --router-host 127.0.0.1 --router-port "$port" \
+    --endpoint-ports $engine_ports --log-dir "$log_dir" --engine mlc \
+    --python "$TB_ROOT/bench/null-engine-python" "$@"
+}
+
 tb_stop_all() {
   local pid i
   for pid in "${TB_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done

@@ -60,19 +60,19 @@ tb_log "making the tiny model"
 "$TB_TANDEM" make-model "$WORK/model" --preset tiny --seed 1 >/dev/null
 router_port=$(tb_free_port)
 ports=$(tb_free_port)
-env_extra=()
 if [[ "$MODE" == disagg ]]; then
   ports="$ports $(tb_free_port)"
-  env_extra=(NVSHMEM_HOME="$(tb_nvshmem_home "$WORK/nvshmem-stand-in")")
+  NVSHMEM_HOME="$(tb_nvshmem_home "$WORK/nvshmem-stand-in")"
+  export NVSHMEM_HOME
 fi
 export TANDEM_JAVA_OPTS="${TANDEM_JAVA_OPTS:--Xmx512m}"
 export NULL_ENGINE_JAVA_OPTS="$TANDEM_JAVA_OPTS"
 tb_log "starting the router ($MODE) in front of zero-cost null engine(s) on $ports"
 # shellcheck disable=SC2086
-tb_start "$WORK/router.log" env "${env_extra[@]}" NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS="${TOKEN_GAP_MS:-0}" \
-  TANDEM_JAVA_OPTS="${ROUTER_JAVA_OPTS:-$TANDEM_JAVA_OPTS -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints}" "$TB_TANDEM" router "$WORK/model" --router-mode "$MODE" \
-  --router-host 127.0.0.1 --router-port "$router_port" --endpoint-ports $ports \
-  --log-dir "$WORK/logs" --engine mlc --python "$here/null-engine-python" ${ROUTER_EXTRA_ARGS:-}
+NULL_TOKEN_GAP_MS="${TOKEN_GAP_MS:-0}" \
+  TANDEM_JAVA_OPTS="${ROUTER_JAVA_OPTS:-$TANDEM_JAVA_OPTS -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints}" \
+  tb_start_zero_router "$WORK/router.log" "$WORK/model" "$MODE" "$router_port" "$ports" "$WORK/logs" \
+  ${ROUTER_EXTRA_ARGS:-}
 router_pid=$TB_LAST_PID
 tb_wait_http "http://127.0.0.1:$router_port/ready" 300 "$router_pid" "$WORK/router.log"
 

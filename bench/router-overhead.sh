@@ -101,10 +101,9 @@ run_zero_pass() {
   engine_port=$(tb_free_port); router_port=$(tb_free_port); nginx_port=$(tb_free_port)
   tb_log "[zero] starting the Tandem router (round-robin) with one zero-cost null engine on port $engine_port"
   # shellcheck disable=SC2086
-  NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS="$ZERO_TOKEN_GAP_MS" TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" \
-    tb_start "$WORK/router-zero.log" "$TB_TANDEM" router "$WORK/model" --router-mode round-robin \
-    --router-host 127.0.0.1 --router-port "$router_port" --endpoint-ports "$engine_port" \
-    --log-dir "$WORK/logs-zero" --engine mlc --python "$here/null-engine-python" ${ROUTER_EXTRA_ARGS:-}
+  NULL_TOKEN_GAP_MS="$ZERO_TOKEN_GAP_MS" TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" \
+    tb_start_zero_router "$WORK/router-zero.log" "$WORK/model" round-robin "$router_port" \
+    "$engine_port" "$WORK/logs-zero" ${ROUTER_EXTRA_ARGS:-}
   local router_pid=$TB_LAST_PID
   tb_wait_http "http://127.0.0.1:$router_port/v1/models" 300 "$TB_LAST_PID" "$WORK/router-zero.log"
   tb_wait_http "http://127.0.0.1:$engine_port/v1/models" 30 "$TB_LAST_PID" "$WORK/router-zero.log"
@@ -114,12 +113,10 @@ run_zero_pass() {
     baseline_engine_port=$(tb_free_port); baseline_port=$(tb_free_port)
     tb_log "[zero] starting the baseline router ($BASELINE_JAR) with its own zero-cost engine"
     # shellcheck disable=SC2086
-    TANDEM_JAR="$BASELINE_JAR" NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS="$ZERO_TOKEN_GAP_MS" \
+    TANDEM_JAR="$BASELINE_JAR" NULL_TOKEN_GAP_MS="$ZERO_TOKEN_GAP_MS" \
       TANDEM_JAVA_OPTS="${BASELINE_JAVA_OPTS-$ROUTER_JAVA_OPTS}" \
-      tb_start "$WORK/router-baseline.log" "$TB_TANDEM" router "$WORK/model" --router-mode round-robin \
-      --router-host 127.0.0.1 --router-port "$baseline_port" --endpoint-ports "$baseline_engine_port" \
-      --log-dir "$WORK/logs-baseline" --engine mlc --python "$here/null-engine-python" \
-      ${BASELINE_EXTRA_ARGS-${ROUTER_EXTRA_ARGS:-}}
+      tb_start_zero_router "$WORK/router-baseline.log" "$WORK/model" round-robin "$baseline_port" \
+      "$baseline_engine_port" "$WORK/logs-baseline" ${BASELINE_EXTRA_ARGS-${ROUTER_EXTRA_ARGS:-}}
     baseline_pid=$TB_LAST_PID
     tb_wait_http "http://127.0.0.1:$baseline_port/v1/models" 300 "$TB_LAST_PID" "$WORK/router-baseline.log"
   fi
@@ -131,10 +128,9 @@ run_zero_pass() {
     nvshmem_home=$(tb_nvshmem_home "$WORK/nvshmem-stand-in")
     tb_log "[zero] starting the Tandem router (disagg) with a zero-cost P on $p_port and D on $d_port"
     # shellcheck disable=SC2086
-    NVSHMEM_HOME="$nvshmem_home" NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS="$ZERO_TOKEN_GAP_MS" TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" \
-      tb_start "$WORK/router-disagg.log" "$TB_TANDEM" router "$WORK/model" --router-mode disagg \
-      --router-host 127.0.0.1 --router-port "$disagg_port" --endpoint-ports "$p_port" "$d_port" \
-      --log-dir "$WORK/logs-disagg" --engine mlc --python "$here/null-engine-python" ${ROUTER_EXTRA_ARGS:-}
+    NVSHMEM_HOME="$nvshmem_home" NULL_TOKEN_GAP_MS="$ZERO_TOKEN_GAP_MS" TANDEM_JAVA_OPTS="$ROUTER_JAVA_OPTS" \
+      tb_start_zero_router "$WORK/router-disagg.log" "$WORK/model" disagg "$disagg_port" \
+      "$p_port $d_port" "$WORK/logs-disagg" ${ROUTER_EXTRA_ARGS:-}
     disagg_pid=$TB_LAST_PID
     tb_wait_http "http://127.0.0.1:$disagg_port/v1/models" 300 "$TB_LAST_PID" "$WORK/router-disagg.log"
   fi

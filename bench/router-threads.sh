@@ -53,10 +53,8 @@ router_port=$(tb_free_port)
 engine_port=$(tb_free_port)
 export NULL_ENGINE_JAVA_OPTS="-Xmx512m"
 # shellcheck disable=SC2086
-NULL_FIRST_TOKEN_MS=0 NULL_TOKEN_GAP_MS=0 TANDEM_JAVA_OPTS="${ROUTER_JAVA_OPTS:--Xmx512m}" \
-  tb_start "$WORK/router.log" "$TB_TANDEM" router "$WORK/model" --router-mode round-robin \
-  --router-host 127.0.0.1 --router-port "$router_port" --endpoint-ports "$engine_port" \
-  --log-dir "$WORK/logs" --engine mlc --python "$here/null-engine-python" ${ROUTER_EXTRA_ARGS:-}
+TANDEM_JAVA_OPTS="${ROUTER_JAVA_OPTS:--Xmx512m}" tb_start_zero_router "$WORK/router.log" \
+  "$WORK/model" round-robin "$router_port" "$engine_port" "$WORK/logs" ${ROUTER_EXTRA_ARGS:-}
 router_pid=$TB_LAST_PID # the launcher execs java: this is the router's JVM
 tb_wait_http "http://127.0.0.1:$router_port/ready" 300 "$router_pid" "$WORK/router.log"
 if [[ "$PIN" == split ]]; then
