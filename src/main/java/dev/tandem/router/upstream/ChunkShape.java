@@ -4,7 +4,8 @@ import dev.tandem.api.SseParser;
 import java.util.Arrays;
 
 /**
- * One engine stream's chunk reader, which remembers the bytes of the last per-token chunk. An
+ * An engine stream's chunk reader (kept by its connection for the next stream, {@link #forget}
+ * between them), which remembers the bytes of the last per-token chunk. An
  * engine writes the same envelope around every token ({@code {"id":"cmpl-7","choices":[{"index":0,
  * "text":"}, then {@code ","finish_reason":null,"token_ids":[}, then {@code ]}],...}}): when a
  * chunk's bytes outside its text and token ids are those of the last chunk the scanner read in
@@ -154,7 +155,10 @@ final class ChunkShape {
     choice = read;
   }
 
-  /** Called by the scanner for a chunk of another shape: the next one is read in full. */
+  /**
+   * Called by the scanner for a chunk of another shape, and at a new stream's start: the next
+   * chunk is read in full.
+   */
   void forget() {
     choice = null;
   }
