@@ -137,12 +137,12 @@ public final class PdSplitPolicy {
     if (timed ? prefillWaitMillis <= options.prefillWaitMillis()
         : prefillQueue < options.prefillBusy()) {
       return new Decision(Kind.FULL, 0, timed
-          ? String.format(Locale.ROOT, "prefill engine done in %.0f ms, within %d",
-              prefillWaitMillis, options.prefillWaitMillis())
+          ? "prefill engine done in " + whole(prefillWaitMillis) + " ms, within "
+              + options.prefillWaitMillis()
           : "prefill queue " + prefillQueue + " below " + options.prefillBusy());
     }
-    String busy = timed ? String.format(Locale.ROOT, "prefill engine needs %.0f ms (> %d)",
-        prefillWaitMillis, options.prefillWaitMillis()) : "prefill queue " + prefillQueue;
+    String busy = timed ? "prefill engine needs " + whole(prefillWaitMillis) + " ms (> "
+        + options.prefillWaitMillis() + ")" : "prefill queue " + prefillQueue;
     if (decodeQueue < prefillQueue) {
       return new Decision(Kind.DECODE_ONLY, 0, busy + ", decode engine waiting " + decodeQueue);
     }
@@ -151,8 +151,18 @@ public final class PdSplitPolicy {
         prefillQueue / (double) (prefillQueue + decodeQueue + 1));
     // D computes f of the uncached part; MLC's factor counts the whole prompt
     double share = Math.min(options.maxBalanceFactor(), (f * uncached) / promptLength);
-    return new Decision(Kind.PARTIAL, share, String.format(Locale.ROOT,
-        "%s; queues P %d, D %d: D computes %.0f%% of the %d uncached tokens", busy, prefillQueue,
-        decodeQueue, f * 100, uncached));
+    return new Decision(Kind.PARTIAL, share, busy + "; queues P " + prefillQueue + ", D "
+        + decodeQueue + ": D computes " + whole(f * 100) + "% of the " + uncached
+        + " uncached tokens");
+  }
+
+  /**
+   * {@code x} rounded half up to a whole number, as {@code %.0f} writes it. The why of every
+   * adaptive decision is built per request: a partial split's by String.format took 1.3 us, by
+   * concatenation 0.03-0.1 us.
+   */
+  static String whole(double x) {
+    return x >= 0 && x < 1e15 ? Long.toString(Math.round(x))
+        : String.format(Locale.ROOT, "%.0f", x);
   }
 }

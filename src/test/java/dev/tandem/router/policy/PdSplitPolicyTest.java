@@ -78,4 +78,21 @@ class PdSplitPolicyTest {
     assertEquals(1 / 3.0, partial.balanceFactor(), 1e-9);
     assertTrue(partial.why().startsWith("prefill engine needs 1900 ms"), partial.why());
   }
+
+  /** The why's numbers are written as {@code %.0f} writes them, halves rounded up included. */
+  @Test
+  void wholeNumbersAreWhatFormatWrites() {
+    java.util.Random random = new java.util.Random(7);
+    double[] fixed = {0, 0.5, 1.5, 2.5, 0.49999999999999994, 99.5, 1499.5, 1500.4999, 12.3456,
+        1e14 + 0.5, 1e15, 3e20, Double.NaN, Double.POSITIVE_INFINITY, -2.5, -0.4};
+    for (double x : fixed) {
+      assertEquals(String.format(java.util.Locale.ROOT, "%.0f", x), PdSplitPolicy.whole(x),
+          Double.toString(x));
+    }
+    for (int k = 0; k < 10_000; k++) {
+      double x = k % 2 == 0 ? random.nextDouble() * 5000 : Math.floor(random.nextDouble() * 200) / 2;
+      assertEquals(String.format(java.util.Locale.ROOT, "%.0f", x), PdSplitPolicy.whole(x),
+          Double.toString(x));
+    }
+  }
 }
