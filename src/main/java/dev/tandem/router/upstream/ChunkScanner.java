@@ -355,19 +355,6 @@ final class ChunkScanner extends JsonTree {
     return n == out.length ? out : Arrays.copyOf(out, n);
   }
 
-  /**
-   * A record {@link #flatExtra} kept as bytes, as the JsonObject the scan would have made of it
-   * ({@link UsageExtra#json}).
-   */
-  static JsonObject extraObject(byte[] compact) {
-    ChunkScanner s = new ChunkScanner(compact, 0, compact.length);
-    try {
-      return s.objectValue(1);
-    } catch (GiveUp e) { // not expected: the scan checked every value as this reads it
-      return new JsonObject(new String(compact, StandardCharsets.UTF_8));
-    }
-  }
-
   private int[] ints() {
     expect('[');
     int[] out = new int[8];

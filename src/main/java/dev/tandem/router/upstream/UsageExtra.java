@@ -1,7 +1,9 @@
 package dev.tandem.router.upstream;
 
+import dev.tandem.api.JsonTree;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
 
 /**
  * An engine's {@code usage.extra}: its own record of the request (MLC's RequestMetrics, the
@@ -47,10 +49,15 @@ public final class UsageExtra {
     return new UsageExtra(compact, cachedTokens(prefixMatchedLength, cachedTokens), null);
   }
 
-  /** The record as a JsonObject, made from the bytes on the first call where there are bytes. */
+  /**
+   * The record as a JsonObject, made from the bytes on the first call where there are bytes (a
+   * flat record: the client body's reader builds the same object of it as the scan would).
+   */
   public JsonObject json() {
     if (json == null) {
-      json = ChunkScanner.extraObject(bytes);
+      JsonObject read = JsonTree.object(bytes, 0, bytes.length);
+      // not expected: the scan checked every value as this reads it
+      json = read != null ? read : new JsonObject(new String(bytes, StandardCharsets.UTF_8));
     }
     return json;
   }
