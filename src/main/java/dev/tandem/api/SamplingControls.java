@@ -28,7 +28,8 @@ public record SamplingControls(double frequencyPenalty, double presencePenalty,
       new SamplingControls(0, 0, Map.of(), 0, null);
 
   public SamplingControls {
-    logitBias = Collections.unmodifiableMap(new TreeMap<>(logitBias));
+    logitBias = logitBias.isEmpty() ? Map.of() // most requests: no sorted copy to make
+        : Collections.unmodifiableMap(new TreeMap<>(logitBias));
   }
 
   /** Whether any control changes what plain temperature + top-p sampling would do. */

@@ -3,6 +3,7 @@ package dev.tandem.router.dispatch;
 import dev.tandem.router.upstream.UpstreamException;
 import dev.tandem.router.upstream.UsageExtra;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -26,10 +27,11 @@ public final class AttemptResult {
   public record ChoiceOutcome(int clientIndex, String text, int[] chunkIds, int[] outputIds,
       int[] promptTail, boolean finished) {}
 
-  private final List<ChoiceOutcome> outcomes = new ArrayList<>();
-  private final Set<Integer> toResume = new TreeSet<>();
+  private final List<ChoiceOutcome> outcomes = new ArrayList<>(1); // most attempts: one choice
+  /** Made at the first choice to resume: most attempts have none. */
+  private Set<Integer> toResume;
   /** Choices of {@link #toResume} whose engine failed mid-answer (the others were preempted). */
-  private final Set<Integer> failedOver = new TreeSet<>();
+  private Set<Integer> failedOver;
   private UpstreamException failure;
   private int replaysMatched;
   private int replaysDiffered;
@@ -45,7 +47,7 @@ public final class AttemptResult {
 
   void preempted(int clientIndex) {
     preempted = true;
-    toResume.add(clientIndex);
+    resume(clientIndex);
   }
 
   /**
@@ -53,14 +55,24 @@ public final class AttemptResult {
    * preempted one (a failover), unless its failovers are spent, then {@code cause} ends it.
    */
   void failedOver(int clientIndex, UpstreamException cause) {
-    toResume.add(clientIndex);
+    resume(clientIndex);
+    if (failedOver == null) {
+      failedOver = new TreeSet<>();
+    }
     failedOver.add(clientIndex);
     failure = cause;
   }
 
+  private void resume(int clientIndex) {
+    if (toResume == null) {
+      toResume = new TreeSet<>();
+    }
+    toResume.add(clientIndex);
+  }
+
   /** Whether choice {@code clientIndex} is to resume because its engine failed. */
   boolean failedOver(int clientIndex) {
-    return failedOver.contains(clientIndex);
+    return failedOver != null && failedOver.contains(clientIndex);
   }
 
   /** The engine failure behind the failovers of this attempt, or null. */
@@ -106,8 +118,9 @@ public final class AttemptResult {
     return preempted;
   }
 
+  /** The choices to resume, in index order. */
   public Set<Integer> toResume() {
-    return toResume;
+    return toResume == null ? Collections.emptySet() : toResume;
   }
 
   public List<ChoiceOutcome> outcomes() {

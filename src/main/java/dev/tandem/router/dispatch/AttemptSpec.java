@@ -20,7 +20,7 @@ public record AttemptSpec(int[] promptIds, int n, Integer maxTokens, List<Choice
 
   /** The first attempt: every choice, the whole budget, identity routes. */
   public static AttemptSpec initial(CompletionJob job) {
-    List<ChoiceRoute> routes = new ArrayList<>();
+    List<ChoiceRoute> routes = new ArrayList<>(job.n());
     for (int i = 0; i < job.n(); i++) {
       routes.add(ChoiceRoute.to(i));
     }

@@ -47,7 +47,7 @@ final class ChoiceLedger {
     }
   }
 
-  private final List<Choice> choices = new ArrayList<>();
+  private final List<Choice> choices;
   /**
    * The request has stop strings: an engine may then have named tokens whose text it still held
    * back (a possible start of a stop string), so chunk ids of an unfinished choice are matched
@@ -61,6 +61,7 @@ final class ChoiceLedger {
 
   ChoiceLedger(int n, boolean stopStrings) {
     this.stopStrings = stopStrings;
+    this.choices = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       choices.add(new Choice());
     }

@@ -13,7 +13,8 @@ public final class Cancellation {
   /** Never cancelled: for clean-up calls that must run even when the client is gone. */
   public static final Cancellation NONE = new Cancellation();
 
-  private final List<Runnable> hooks = new ArrayList<>();
+  /** A request's calls follow one another: one hook at a time, most of the time. */
+  private final List<Runnable> hooks = new ArrayList<>(2);
   private boolean cancelled;
 
   public boolean cancelled() {
