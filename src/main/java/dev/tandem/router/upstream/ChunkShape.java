@@ -18,7 +18,8 @@ import java.util.Arrays;
  * the same first byte, which must end exactly where the next compared bytes begin (a quote in the
  * text ends the text there, and the bytes that follow are then not the envelope's). Anything else
  * (another choice index, a finish reason, a usage record, logprobs) is read in full, and teaches
- * the reader its shape if it has the per-token one.
+ * the reader its shape if it has the per-token one; a choice's last chunk (with its finish reason)
+ * teaches nothing, since no chunk after it has its shape.
  */
 final class ChunkShape {
 

@@ -121,6 +121,20 @@ class ChunkShapeTest {
     }
   }
 
+  /** A choice's last chunk (it has a finish reason) leaves the per-token shape learned before it. */
+  @Test
+  void aChoicesLastChunkKeepsTheLearnedShape() {
+    String first = String.format(SHAPES.get(0), "\"a\"", 1);
+    String last = first.replace("\"finish_reason\":null", "\"finish_reason\":\"length\"");
+    String next = String.format(SHAPES.get(0), "\"b\"", 2);
+    ChunkShape reader = new ChunkShape();
+    read(reader, first);
+    ChunkScannerTest.assertSame(jackson(last), read(reader, last), last);
+    assertEquals(0, reader.rereads());
+    ChunkScannerTest.assertSame(jackson(next), read(reader, next), next);
+    assertEquals(1, reader.rereads()); // read as the first chunk's shape
+  }
+
   /** Every one-byte change, cut and duplication of a next chunk: never a different reading. */
   @Test
   void mutationsOfTheNextChunkAreReadAsJacksonReadsThem() {
