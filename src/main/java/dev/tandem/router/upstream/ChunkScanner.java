@@ -79,10 +79,8 @@ final class ChunkScanner extends JsonTree {
     if (shape != null && chunk != null) {
       if (s.choicesFields == 1 && s.choiceCount == 1 && s.textFields == 1 && s.textFrom >= 0
           && s.idsFields <= 1 && !s.usage) {
-        EngineChunk.Choice choice = chunk.choices().get(0);
-        if (choice.finishReason() == null) { // a choice's last chunk has no second of its shape:
-          shape.learn(bytes, offset, length, choice, s.textFrom, s.textTo, s.idsFrom, s.idsTo);
-        } // the shape learned before it stays (every learned shape reads what the scan reads)
+        shape.learn(bytes, offset, length, chunk.choices().get(0), s.textFrom, s.textTo,
+            s.idsFrom, s.idsTo);
       } else {
         shape.forget();
       }

@@ -36,8 +36,6 @@ final class ChunkShape {
   private EngineChunk.Choice choice;
   /** Whether the learned chunk's bytes hold no CR or LF, so that they may be compared in SSE. */
   private boolean oneLine;
-  /** The last {@link #event}'s length, blank line included. */
-  private int eventLength;
   /** Where the last reread's chunk ended, and its ids' contents (between the brackets). */
   private int readEnd;
   private int idsAt;
@@ -87,20 +85,12 @@ final class ChunkShape {
   /**
    * A per-token chunk of the learned shape framed as one SSE event, {@code data:} (one space or
    * none) then the chunk, then a blank line ({@code \n\n} or {@code \r\n\r\n}), read from
-   * {@code bytes[from, end)} without first looking for its line ends; null where the bytes do not
-   * hold such an event whole (the SSE parser then reads it). What this reads is what the parser
-   * and {@link #read} would: none of the bytes before the chunk's end is a CR or LF (the compared
-   * bytes are a learned one-line chunk's, the text's string refuses control characters, the ids
-   * are checked), so the data line ends where the chunk does. {@link #eventLength} is its length.
-   */
-  EngineChunk event(byte[] bytes, int from, int end) {
-    EngineChunk[] read = new EngineChunk[1];
-    return eventTo(bytes, from, end, c -> read[0] = c) < 0 ? null : read[0];
-  }
-
-  /**
-   * {@link #event} into {@code sink}, as {@link ChunkSink#token}: the event's length, blank line
-   * included; -1 (and nothing for the sink) where the bytes do not hold such an event whole.
+   * {@code bytes[from, end)} without first looking for its line ends, into {@code sink} as
+   * {@link ChunkSink#token}: the event's length, blank line included; -1 (and nothing for the
+   * sink) where the bytes do not hold such an event whole (the SSE parser then reads it). What
+   * this reads is what the parser and {@link #read} would: none of the bytes before the chunk's
+   * end is a CR or LF (the compared bytes are a learned one-line chunk's, the text's string
+   * refuses control characters, the ids are checked), so the data line ends where the chunk does.
    */
   int eventTo(byte[] bytes, int from, int end, ChunkSink sink) {
     int at = from + DATA.length;
@@ -119,13 +109,8 @@ final class ChunkShape {
       return -1;
     }
     rereads++;
-    eventLength = blank - from;
     sink.token(choice.index(), text, choice.finishReason(), ids);
-    return eventLength;
-  }
-
-  int eventLength() {
-    return eventLength;
+    return blank - from;
   }
 
   /** After the LF LF or CR LF CR LF at {@code at}, or -1. */
@@ -143,6 +128,9 @@ final class ChunkShape {
   /** Called by the scanner for a chunk of one choice with a text and no usage. */
   void learn(byte[] bytes, int offset, int length, EngineChunk.Choice read, int textAt,
       int textEnd, int idsAt, int idsEnd) {
+    if (read.finishReason() != null) {
+      return; // a choice's last chunk: no chunk after it has its shape, the learned one stays
+    }
     if (last == null || last.length < length) {
       last = new byte[Math.max(length, 256)];
     }
