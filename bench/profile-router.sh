@@ -10,7 +10,9 @@
 #   bench/profile-router.sh
 #
 # Knobs (environment): MODE (round-robin | disagg: a prefill and a decode null engine, every
-# request MLC's three MicroServing calls), CONNS (64), STREAM (1; 0 for non-streaming), API
+# request MLC's three MicroServing calls | floor: `tandem bench relay-floor`, the router's
+# transport with none of its work, in front of the same null engine, profiled instead of the
+# router; bench/compare-profiles.py then puts the two side by side in microseconds per request), CONNS (64), STREAM (1; 0 for non-streaming), API
 # (completions; chat: POST /v1/chat/completions with one user message, through the chat template),
 # WARMUP_SECONDS (30), PROFILE_SECONDS (15), EVENT (cpu: perf_events, which charges kernel time to
 # the kernel code that spent it; itimer where perf_events are not allowed, but on a VM it charges
@@ -36,7 +38,8 @@ OUT=${OUT_DIR:-$WORK/results}
 mkdir -p "$OUT"
 trap 'tb_stop_all; [[ -n "${KEEP_TMP:-}" ]] || rm -rf "$WORK/model"' EXIT
 
-[[ "$MODE" == round-robin || "$MODE" == disagg ]] || tb_die "MODE must be round-robin or disagg, not '$MODE'"
+[[ "$MODE" == round-robin || "$MODE" == disagg || "$MODE" == floor ]] \
+  || tb_die "MODE must be round-robin, disagg or floor, not '$MODE'"
 tb_need curl curl
 tb_need wrk wrk
 tb_ensure_jar
@@ -71,10 +74,20 @@ tb_log "starting the router ($MODE) in front of zero-cost null engine(s) on $por
 # shellcheck disable=SC2086
 NULL_TOKEN_GAP_MS="${TOKEN_GAP_MS:-0}" \
   TANDEM_JAVA_OPTS="${ROUTER_JAVA_OPTS:-$TANDEM_JAVA_OPTS -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints}" \
-  tb_start_zero_router "$WORK/router.log" "$WORK/model" "$MODE" "$router_port" "$ports" "$WORK/logs" \
-  ${ROUTER_EXTRA_ARGS:-}
+  tb_start_zero_router "$WORK/router.log" "$WORK/model" "${MODE/floor/round-robin}" "$router_port" \
+  "$ports" "$WORK/logs" ${ROUTER_EXTRA_ARGS:-}
 router_pid=$TB_LAST_PID
 tb_wait_http "http://127.0.0.1:$router_port/ready" 300 "$router_pid" "$WORK/router.log"
+if [[ "$MODE" == floor ]]; then
+  # the router stays up only to run the null engine; the floor in front of it is what is profiled
+  floor_port=$(tb_free_port)
+  tb_log "starting the relay floor on $floor_port in front of the null engine on $ports"
+  TANDEM_JAVA_OPTS="${ROUTER_JAVA_OPTS:-$TANDEM_JAVA_OPTS -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints}" \
+    tb_start "$WORK/floor.log" "$TB_TANDEM" bench relay-floor --port "$floor_port" --upstream-port "$ports"
+  router_pid=$TB_LAST_PID
+  router_port=$floor_port
+  tb_wait_http "http://127.0.0.1:$router_port/v1/models" 60 "$router_pid" "$WORK/floor.log"
+fi
 
 tb_wrk_bodies "$WORK" "$PROMPT_LEN" "$OUTPUT_LEN"
 body="$WORK/body-$([[ "$STREAM" == 1 ]] && echo stream || echo plain).json"
