@@ -12,7 +12,8 @@
 # Knobs (environment): MODE (round-robin | disagg: a prefill and a decode null engine, every
 # request MLC's three MicroServing calls | floor: `tandem bench relay-floor`, the router's
 # transport with none of its work, in front of the same null engine, profiled instead of the
-# router; bench/compare-profiles.py then puts the two side by side in microseconds per request), CONNS (64), STREAM (1; 0 for non-streaming), API
+# router; bench/compare-profiles.py then puts the two side by side in microseconds per
+# request), CONNS (64), STREAM (1; 0 for non-streaming), API
 # (completions; chat: POST /v1/chat/completions with one user message, through the chat template),
 # WARMUP_SECONDS (30), PROFILE_SECONDS (15), EVENT (cpu: perf_events, which charges kernel time to
 # the kernel code that spent it; itimer where perf_events are not allowed, but on a VM it charges
