@@ -83,11 +83,6 @@ public final class NettyRelayFloor {
     return this;
   }
 
-  /** The transport it runs on (EpollTransport where the native one loads). */
-  public String transportName() {
-    return transport.getClass().getSimpleName();
-  }
-
   public int actualPort() {
     return ((InetSocketAddress) server.localAddress()).getPort();
   }

@@ -1,17 +1,21 @@
 package dev.tandem.bench;
 
+import dev.tandem.config.NetworkTransport;
+import dev.tandem.config.NetworkTransports;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.internal.VertxInternal;
+import java.util.Arrays;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * {@code tandem bench relay-floor}: serves {@link RelayFloorServer} until stopped, one instance
- * per event loop, on the native transport where it loads (as the router's default); with
- * {@code --server netty}, {@link NettyRelayFloor} instead: the same relay on Netty alone.
+ * per event loop, on the transport the router would pick ({@code --network-transport}, auto by
+ * default: io_uring where it loads, as {@code tandem router}); with {@code --server netty},
+ * {@link NettyRelayFloor} instead: the same relay on Netty alone.
  */
 @Command(name = "relay-floor", mixinStandardHelpOptions = true,
     description = "The router's transport with none of its work (bytes relayed unchanged to one"
@@ -35,6 +39,10 @@ public final class RelayFloorCommand implements Callable<Integer> {
       + " in front, as the router; netty: a bare Netty pipeline. Default ${DEFAULT-VALUE}")
   String server;
 
+  @Option(names = "--network-transport", defaultValue = "auto", description = "auto, io_uring,"
+      + " epoll or nio, as tandem router's option. Default ${DEFAULT-VALUE}")
+  String transport;
+
   @Override
   public Integer call() throws Exception {
     int n = loops > 0 ? loops : Runtime.getRuntime().availableProcessors();
@@ -42,19 +50,28 @@ public final class RelayFloorCommand implements Callable<Integer> {
       System.err.println("--server must be vertx or netty, not '" + server + "'");
       return 2;
     }
-    Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true).setEventLoopPoolSize(n));
+    NetworkTransport choice = Arrays.stream(NetworkTransport.values())
+        .filter(t -> t.wireName().equals(transport)).findFirst().orElse(null);
+    if (choice == null) {
+      System.err.println("--network-transport must be auto, io_uring, epoll or nio, not '"
+          + transport + "'");
+      return 2;
+    }
+    Vertx vertx = NetworkTransports.apply(Vertx.builder(), choice)
+        .with(new VertxOptions().setEventLoopPoolSize(n)).build();
+    String loops = n + " event loop" + (n == 1 ? "" : "s") + ", "
+        + NetworkTransports.describe(vertx, choice);
     if (server.equals("netty")) {
-      String transport = new NettyRelayFloor((VertxInternal) vertx, host, port, upstreamPort).start()
-          .transportName();
+      new NettyRelayFloor((VertxInternal) vertx, host, port, upstreamPort).start();
       System.err.println("netty relay floor on " + host + ":" + port + " -> " + host + ":"
-          + upstreamPort + " (" + n + " event loop" + (n == 1 ? "" : "s") + ", " + transport + ")");
+          + upstreamPort + " (" + loops + ")");
       UntilStopped.await(vertx);
       return 0;
     }
     vertx.deployVerticle(() -> new RelayFloorServer(host, port, upstreamPort),
         new DeploymentOptions().setInstances(n)).toCompletionStage().toCompletableFuture().get();
     System.err.println("relay floor on " + host + ":" + port + " -> " + host + ":" + upstreamPort
-        + " (" + n + " event loop" + (n == 1 ? "" : "s") + ")");
+        + " (" + loops + ")");
     UntilStopped.await(vertx);
     return 0;
   }

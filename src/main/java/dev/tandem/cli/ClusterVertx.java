@@ -12,6 +12,7 @@ import static dev.tandem.config.ClusterOptions.CLUSTER_TRUST;
 import com.hazelcast.config.Config;
 import dev.tandem.config.ConfigException;
 import dev.tandem.config.NetworkTransport;
+import dev.tandem.config.NetworkTransports;
 import dev.tandem.config.OptionValues;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

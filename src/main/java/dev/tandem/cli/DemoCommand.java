@@ -12,6 +12,7 @@ import static dev.tandem.config.RouterOptions.ROUTER_PORT;
 import dev.tandem.config.ConfigException;
 import dev.tandem.config.ConfigValidator;
 import dev.tandem.config.NetworkTransport;
+import dev.tandem.config.NetworkTransports;
 import dev.tandem.config.RouterConfig;
 import dev.tandem.config.RouterMode;
 import dev.tandem.engine.model.LlamaConfig;

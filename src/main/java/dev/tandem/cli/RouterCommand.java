@@ -2,6 +2,7 @@ package dev.tandem.cli;
 
 import dev.tandem.config.ConfigException;
 import dev.tandem.config.ConfigValidator;
+import dev.tandem.config.NetworkTransports;
 import dev.tandem.config.RouterConfig;
 import dev.tandem.config.RouterOptions;
 import dev.tandem.supervisor.SupervisorVerticle;

@@ -1,7 +1,5 @@
-package dev.tandem.cli;
+package dev.tandem.config;
 
-import dev.tandem.config.ConfigException;
-import dev.tandem.config.NetworkTransport;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxBuilder;
 import io.vertx.core.internal.VertxInternal;
@@ -13,12 +11,12 @@ import io.vertx.core.transport.Transport;
  * transport"), else epoll, else NIO; a transport named outright must load, or the command stops
  * with a usage error saying why it cannot.
  */
-final class NetworkTransports {
+public final class NetworkTransports {
 
   private NetworkTransports() {}
 
   /** {@code builder} set to build its Vert.x on {@code choice}. */
-  static VertxBuilder apply(VertxBuilder builder, NetworkTransport choice) {
+  public static VertxBuilder apply(VertxBuilder builder, NetworkTransport choice) {
     return builder.withTransport(switch (choice) {
       case AUTO -> auto(true);
       case EPOLL -> loaded(Transport.EPOLL, choice);
@@ -31,12 +29,12 @@ final class NetworkTransports {
    * As {@code auto} without io_uring: for a Vert.x whose io_uring event loops could not start
    * although io_uring loaded (a ring the kernel refused, a locked-memory limit).
    */
-  static VertxBuilder applyWithoutIoUring(VertxBuilder builder) {
+  public static VertxBuilder applyWithoutIoUring(VertxBuilder builder) {
     return builder.withTransport(auto(false));
   }
 
   /** Whether {@code choice} would pick io_uring: the one transport that may still fail to start. */
-  static boolean picksIoUring(NetworkTransport choice) {
+  public static boolean picksIoUring(NetworkTransport choice) {
     return choice == NetworkTransport.AUTO && loads(Transport.IO_URING);
   }
 
@@ -52,7 +50,7 @@ final class NetworkTransports {
   }
 
   /** {@code transport} (null: Vert.x found no such class), if it loads here; else a usage error. */
-  static Transport loaded(Transport transport, NetworkTransport choice) {
+  public static Transport loaded(Transport transport, NetworkTransport choice) {
     if (transport == null || !transport.available()) {
       Object why = transport == null ? "its classes are not on the class path"
           : transport.unavailabilityCause();
@@ -67,7 +65,7 @@ final class NetworkTransports {
    * {@code "nio"}, and when {@code choice} left it to {@code auto}, why the better ones are not
    * used ({@code "epoll (io_uring: ...)"}).
    */
-  static String describe(Vertx vertx, NetworkTransport choice) {
+  public static String describe(Vertx vertx, NetworkTransport choice) {
     String name = ((VertxInternal) vertx).transport().getClass().getSimpleName();
     String used = switch (name) {
       case "IoUringTransport" -> "io_uring";
