@@ -3,12 +3,11 @@ package dev.tandem.bench;
 import dev.tandem.api.HttpServers;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.HttpResponse;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
@@ -86,7 +85,8 @@ public final class RelayFloorServer extends VerticleBase {
     @Override
     public void content(ByteBuf data) {
       if (pending == null) {
-        pending = Unpooled.buffer(8192);
+        // pooled direct memory, as the router's SseOutput: the socket takes it as it is
+        pending = ByteBufAllocator.DEFAULT.directBuffer(Math.max(4096, data.readableBytes()));
       }
       pending.writeBytes(data);
     }
@@ -97,15 +97,21 @@ public final class RelayFloorServer extends VerticleBase {
         if (!response.headWritten()) {
           response.setChunked(true); // Vert.x refuses it once the head is out (from the second read)
         }
-        response.write(BufferInternal.buffer(pending));
+        ByteBuf out = pending;
         pending = null;
+        response.write(BufferInternal.buffer(out)).onComplete(ar -> out.release());
       }
     }
 
     @Override
     public void end() {
-      response.end(pending == null ? Buffer.buffer() : BufferInternal.buffer(pending));
+      if (pending == null) {
+        response.end();
+        return;
+      }
+      ByteBuf out = pending;
       pending = null;
+      response.end(BufferInternal.buffer(out)).onComplete(ar -> out.release());
     }
 
     @Override
@@ -115,6 +121,10 @@ public final class RelayFloorServer extends VerticleBase {
 
     @Override
     public void broken() {
+      if (pending != null) {
+        pending.release();
+        pending = null;
+      }
       response.reset();
     }
   }
