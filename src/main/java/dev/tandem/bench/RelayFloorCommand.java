@@ -2,11 +2,12 @@ package dev.tandem.bench;
 
 import dev.tandem.config.NetworkTransport;
 import dev.tandem.config.NetworkTransports;
+import dev.tandem.config.RouterOptions;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.internal.VertxInternal;
-import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -50,11 +51,11 @@ public final class RelayFloorCommand implements Callable<Integer> {
       System.err.println("--server must be vertx or netty, not '" + server + "'");
       return 2;
     }
-    NetworkTransport choice = Arrays.stream(NetworkTransport.values())
-        .filter(t -> t.wireName().equals(transport)).findFirst().orElse(null);
-    if (choice == null) {
-      System.err.println("--network-transport must be auto, io_uring, epoll or nio, not '"
-          + transport + "'");
+    NetworkTransport choice;
+    try { // read as tandem router reads it
+      choice = RouterOptions.NETWORK_TRANSPORT.type().fromArgs().apply(List.of(transport));
+    } catch (RuntimeException e) {
+      System.err.println("--network-transport " + e.getMessage());
       return 2;
     }
     Vertx vertx = NetworkTransports.apply(Vertx.builder(), choice)

@@ -50,7 +50,7 @@ public final class NetworkTransports {
   }
 
   /** {@code transport} (null: Vert.x found no such class), if it loads here; else a usage error. */
-  public static Transport loaded(Transport transport, NetworkTransport choice) {
+  static Transport loaded(Transport transport, NetworkTransport choice) {
     if (transport == null || !transport.available()) {
       Object why = transport == null ? "its classes are not on the class path"
           : transport.unavailabilityCause();
