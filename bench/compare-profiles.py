@@ -11,12 +11,21 @@ router's transport with none of its work) against the router at the same load, w
 number on what each of Tandem's steps adds over the floor.
 
 Prints Markdown: the whole process by thread kind, the event loops' kernel and user time, the
-user time by whose code ran (the leaf frame), and by the request's phase (the outermost handler
-on the stack: the client's request in, the engine's answer in, anything else).
+user time by whose code ran (the leaf frame), by the request's phase (the outermost handler on
+the stack: the client's request in, the engine's answer in, anything else) and by Tandem's step
+(the innermost step on the stack, as bench/summarize-profile.py names them; a floor has none).
 """
 import collections
+import importlib.util
+import os
 import re
 import sys
+
+_spec = importlib.util.spec_from_file_location(
+    "summarize_profile", os.path.join(os.path.dirname(os.path.abspath(__file__)), "summarize-profile.py"))
+_summary = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_summary)
+STEPS = _summary.STEPS  # one list of Tandem's steps for both scripts
 
 # The outermost handler on an event-loop stack names the phase (first match, root to leaf).
 PHASES = [
@@ -73,6 +82,10 @@ def load(folder):
             phase = next((label for label, needles in PHASES
                           if any(fr.startswith(needles) for fr in frames)), "other (reads, codecs, tasks)")
             rows[("phase", phase)] += n
+            dotted = [fr.replace("/", ".") for fr in frames]
+            step = next((name for fr in reversed(dotted) for name, prefixes in STEPS
+                         if fr.startswith(prefixes)), "(no Tandem step: Netty, Vert.x, futures)")
+            rows[("step", step)] += n
     return requests, rows
 
 
@@ -99,6 +112,8 @@ def main(a_dir, b_dir):
           sorted({k for k in a | b if k[0] == "owner"}, key=lambda k: -b[k]))
     table("event loops' user time by phase of the request",
           [("phase", label) for label, _ in PHASES] + [("phase", "other (reads, codecs, tasks)")])
+    table("event loops' user time by Tandem's step (innermost)",
+          sorted({k for k in a | b if k[0] == "step"}, key=lambda k: -b[k]))
 
 
 if __name__ == "__main__":

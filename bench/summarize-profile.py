@@ -53,7 +53,7 @@ STAGES = [
 # stubs) are left out: /proc gives the system time.
 STEPS = [
     ("metrics (Micrometer meters, request clock)", ("dev.tandem.router.metrics.",)),
-    ("engine body built", ("dev.tandem.router.dispatch.EngineBodies",)),
+    ("engine body built", ("dev.tandem.router.dispatch.EngineBodies", "dev.tandem.router.dispatch.EngineBody.")),
     ("engine chunks read (scanner, record)", ("dev.tandem.router.upstream.ChunkScanner",
                                               "dev.tandem.router.upstream.EngineChunk.")),
     ("engine SSE split into events", ("dev.tandem.api.SseParser",)),
