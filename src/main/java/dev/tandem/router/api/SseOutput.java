@@ -4,6 +4,7 @@ import dev.tandem.api.SseWriter;
 import dev.tandem.router.dispatch.AnswerEnd;
 import dev.tandem.router.dispatch.ClientChunk;
 import dev.tandem.router.dispatch.ClientOutput;
+import dev.tandem.router.upstream.EngineReads;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.vertx.core.Context;
@@ -16,8 +17,9 @@ import io.vertx.core.internal.buffer.BufferInternal;
 /**
  * A streaming HTTP answer through the shared {@link SseWriter}. Deltas are rendered straight into
  * the event loop's pending bytes ({@link LoopPending}, a heap writer: {@link ClientChunk#appendSse})
- * and written together once the event loop has handled what it read — so every delta decoded
- * from one engine read goes out in one write and one flush, not one per chunk. A write copies
+ * and written together at the end of the engine read that brought them ({@link EngineReads}), or,
+ * written outside one, once the event loop has handled what it was doing (a task) — so every
+ * delta decoded from one engine read goes out in one write and one flush, not one per chunk. A write copies
  * them once into direct memory from Netty's default pool (the one its channels use: on Netty 4.2
  * the adaptive allocator, whose thread-local magazines cost less per buffer than the classic
  * pooled allocator's shared pinned-memory counter), which the socket takes as it is and which
@@ -37,6 +39,7 @@ final class SseOutput implements ClientOutput {
   private final SseWriter sse;
   private final boolean includeUsage;
   private final Context context;
+  private final Runnable flushLater = this::flush;
   private final Handler<Void> flushTask = v -> flush();
   private boolean flushScheduled;
   /**
@@ -65,7 +68,9 @@ final class SseOutput implements ClientOutput {
       flush();
     } else if (!flushScheduled) {
       flushScheduled = true;
-      context.runOnContext(flushTask);
+      if (!EngineReads.afterThisRead(flushLater)) {
+        context.runOnContext(flushTask);
+      }
     }
   }
 

@@ -15,6 +15,7 @@ import io.vertx.core.internal.ContextInternal;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 
 /**
  * One keep-alive HTTP/1.1 connection to an engine, the last handler of its Netty pipeline (after
@@ -57,6 +58,15 @@ final class EngineConnection extends ChannelInboundHandlerAdapter {
   private Throwable failure;
   private final ArrayDeque<HttpObject> held = new ArrayDeque<>();
   private final Handler<HttpObject> deliverer = this::deliver;
+  /**
+   * A socket read is being delivered: from its first message to Netty's end of the read, all its
+   * messages are delivered in one dispatch on the router's context.
+   */
+  private boolean inRead;
+  /** The context the thread was on before this read's dispatch began. */
+  private ContextInternal beforeRead;
+  /** What waits for the end of this read ({@link EngineReads#afterThisRead}). */
+  private final ArrayList<Runnable> afterRead = new ArrayList<>(2);
   /** Heap room for a stream's reads of direct memory, kept across the connection's requests. */
   private byte[] scratch = new byte[0];
   /** The chunk reader of the streams this connection carries, one after another. */
@@ -135,8 +145,19 @@ final class EngineConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     paused = false;
-    while (!paused && !held.isEmpty()) {
-      deliver(held.poll());
+    if (!held.isEmpty()) {
+      // delivered as one read: what waits for its end runs after the last held message
+      ArrayList<Runnable> afterResume = new ArrayList<>(2);
+      EngineReads reads = EngineReads.ofThisThread();
+      ArrayList<Runnable> outer = reads.enter(afterResume);
+      try {
+        while (!paused && !held.isEmpty()) {
+          deliver(held.poll());
+        }
+      } finally {
+        reads.exit(outer);
+      }
+      EngineReads.runAll(afterResume);
     }
     if (!paused && channel.isActive()) {
       startReading();
@@ -173,7 +194,47 @@ final class EngineConnection extends ChannelInboundHandlerAdapter {
       stopReading();
       return;
     }
-    context.emit(object, deliverer);
+    if (!context.executor().inThread()) {
+      context.emit(object, deliverer); // not the context's own loop: emit hands it over
+      return;
+    }
+    if (!inRead) {
+      // one dispatch for everything this socket read brings (Vert.x's emit per message began and
+      // ended one each time), ended in channelReadComplete
+      beforeRead = context.beginDispatch();
+      inRead = true;
+    }
+    EngineReads reads = EngineReads.ofThisThread();
+    ArrayList<Runnable> outer = reads.enter(afterRead);
+    try {
+      deliver(object);
+    } catch (Throwable t) {
+      context.reportException(t); // as emit does: the next message is still delivered
+    } finally {
+      reads.exit(outer);
+    }
+  }
+
+  /** Netty's end of a socket read: what waited for it runs, and the read's dispatch ends. */
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    endRead();
+  }
+
+  private void endRead() {
+    if (!inRead) {
+      return;
+    }
+    inRead = false;
+    try {
+      EngineReads.runAll(afterRead);
+    } catch (Throwable t) {
+      context.reportException(t);
+    } finally {
+      ContextInternal before = beforeRead;
+      beforeRead = null;
+      context.endDispatch(before);
+    }
   }
 
   private void deliver(HttpObject msg) {
@@ -232,6 +293,7 @@ final class EngineConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    endRead(); // a read cut short by the close: what waited for its end runs now
     HttpObject h;
     while ((h = held.poll()) != null) {
       ReferenceCountUtil.release(h);

@@ -223,6 +223,37 @@ class EngineClientTest {
     waitFor(() -> openConnections.get() == 0); // the timed-out request was reset
   }
 
+  /**
+   * Each socket read's chunks are delivered on the router's context, and what waits for the end
+   * of the read ({@link EngineReads#afterThisRead}: the client output's one write) runs after that
+   * read's last chunk and before the next read's first. The drip's chunks come 100 ms apart, a
+   * read each: chunk, end, chunk, end. Outside a read nothing waits.
+   */
+  @Test
+  void workForTheEndOfAReadRunsAfterItsLastChunk() throws Exception {
+    EngineStream stream = await(client.openStream(0, baseUrl, "/drip", FastJson.toBuffer(BODY),
+        "test", 10_000, 400, Cancellation.NONE));
+    List<String> seen = new CopyOnWriteArrayList<>();
+    AtomicBoolean outside = new AtomicBoolean(true);
+    vertx.runOnContext(v -> {
+      outside.set(EngineReads.afterThisRead(() -> seen.add("never")));
+      boolean[] waiting = {false};
+      stream.start(c -> {
+        seen.add(Vertx.currentContext() == null ? "no context" : "chunk");
+        if (!waiting[0]) {
+          waiting[0] = EngineReads.afterThisRead(() -> {
+            waiting[0] = false;
+            seen.add("end");
+          });
+        }
+      });
+    });
+    failure(stream.end()); // the drip ends in silence: the idle timeout
+    assertFalse(outside.get(), "no engine read was being handled");
+    assertEquals(List.of("chunk", "end", "chunk", "end", "chunk", "end", "chunk", "end", "chunk",
+        "end", "chunk", "end"), seen);
+  }
+
   @Test
   void callsBeyondThePoolWaitForAConnection() throws Exception {
     EngineStream first = await(open("/held", Cancellation.NONE));
