@@ -4,7 +4,6 @@
 TB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TB_TANDEM="$TB_ROOT/tandem"
 TB_PIDS=()
-TB_PORTS=()
 
 tb_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 tb_die() { tb_log "error: $*"; exit 1; }
@@ -74,14 +73,20 @@ tb_run_micro() { # main-class source... -- args...
   return $rc
 }
 
-# A free loopback TCP port, distinct from the ones this script already took.
+# A free loopback TCP port, distinct from the ones this script already took. Chosen below the
+# kernel's ephemeral range (net.ipv4.ip_local_port_range), so that no outgoing connection (wrk's,
+# a router's to its engines) takes it as its local port between the choice and the server's bind;
+# and remembered in a file, because callers run this in $(...), a subshell whose variables are lost.
+TB_PORTS_FILE="/tmp/tandem-bench-ports.$$"
 tb_free_port() {
-  local p i
+  local p i low=32768 lo=20000 hi=50000
+  read -r low _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+  if (( low > 12000 )); then lo=10000 hi=$(( low - 1 )); fi
   for i in $(seq 1 200); do
-    p=$(( 20000 + RANDOM % 30000 ))
-    [[ " ${TB_PORTS[*]} " == *" $p "* ]] && continue
+    p=$(( lo + (RANDOM * 32768 + RANDOM) % (hi - lo + 1) ))
+    grep -qx "$p" "$TB_PORTS_FILE" 2>/dev/null && continue
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-      TB_PORTS+=("$p")
+      echo "$p" >>"$TB_PORTS_FILE"
       echo "$p"
       return 0
     fi
@@ -124,6 +129,7 @@ tb_stop_all() {
   done
   for pid in "${TB_PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
   TB_PIDS=()
+  rm -f "$TB_PORTS_FILE"
 }
 
 # Waits until GET url answers 200, or the process died, or the deadline passed.
