@@ -34,7 +34,7 @@ if [[ ! -f "$models/tiny/tokenizer.json" ]]; then
   java "${java_opts[@]}" -jar "$jar" make-model "$models/tiny" --preset tiny >&2
 fi
 work="$(mktemp -d)"
-base=$((20000 + RANDOM % 20000))
+base=$((10000 + RANDOM % 20000)) # below the kernel's ephemeral ports (32768 and up by default)
 ports=()
 for ((i = 1; i <= engines; i++)); do ports+=($((base + i))); done
 java "${java_opts[@]}" -Xmx256m -jar "$jar" router "$models/tiny" --router-mode round-robin \
