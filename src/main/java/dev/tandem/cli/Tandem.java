@@ -14,9 +14,17 @@ public final class Tandem implements Runnable {
     // DJL probes a cloud metadata address for telemetry unless switched off before first use.
     System.setProperty("ai.djl.offline", "true");
     System.setProperty("hazelcast.phone.home.enabled", "false");
-    // Hazelcast logs every membership step at info (conf/simplelogger.properties says the same).
-    if (System.getProperty("org.slf4j.simpleLogger.log.com.hazelcast") == null) {
-      System.setProperty("org.slf4j.simpleLogger.log.com.hazelcast", "warn");
+    // Hazelcast logs every membership step at info; DJL's GPU probe warns twice on a machine with
+    // a CUDA toolkit and no driver, though the tokenizer never uses a GPU (conf/simplelogger.properties
+    // says the same).
+    quietUnlessSet("com.hazelcast", "warn");
+    quietUnlessSet("ai.djl.util.cuda.CudaUtils", "error");
+  }
+
+  private static void quietUnlessSet(String logger, String level) {
+    String key = "org.slf4j.simpleLogger.log." + logger;
+    if (System.getProperty(key) == null) {
+      System.setProperty(key, level);
     }
   }
 
