@@ -1,6 +1,7 @@
 package dev.tandem.client;
 
 import dev.tandem.bus.BusStreams;
+import dev.tandem.bus.LateMessages;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -58,7 +59,8 @@ public final class CompletionStream implements ReadStream<JsonObject> {
   Future<Void> listen() {
     context = vertx.getOrCreateContext();
     // Messages and the caller's pause/fetch meet on one context, whatever thread registered.
-    consumer = vertx.eventBus().consumer(address, m -> context.runOnContext(v -> onMessage(m.body())));
+    consumer = LateMessages.dropQuietly(
+        vertx.eventBus().consumer(address, m -> context.runOnContext(v -> onMessage(m.body()))));
     return consumer.completion();
   }
 

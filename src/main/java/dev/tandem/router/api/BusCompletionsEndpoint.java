@@ -4,6 +4,7 @@ import dev.tandem.api.ApiError;
 import dev.tandem.api.ErrorResponses;
 import dev.tandem.bus.Addresses;
 import dev.tandem.bus.BusStreams;
+import dev.tandem.bus.LateMessages;
 import dev.tandem.router.access.AccessControl;
 import dev.tandem.router.access.ClientKey;
 import dev.tandem.router.admission.Admission;
@@ -163,10 +164,10 @@ public final class BusCompletionsEndpoint {
       RequestClock clock, String streamAddress, long credit, Cancellation cancellation) {
     BusStreamOutput out = new BusStreamOutput(vertx, streamAddress, credit, request.includeUsage(),
         cancellation);
-    MessageConsumer<Object> cancel = vertx.eventBus().consumer(streamAddress + CANCEL_SUFFIX,
-        m -> cancellation.cancel());
-    MessageConsumer<Object> credits = vertx.eventBus().consumer(streamAddress + CREDIT_SUFFIX,
-        m -> out.grant(grantOf(m.body())));
+    MessageConsumer<Object> cancel = LateMessages.dropQuietly(vertx.eventBus().consumer(
+        streamAddress + CANCEL_SUFFIX, m -> cancellation.cancel()));
+    MessageConsumer<Object> credits = LateMessages.dropQuietly(vertx.eventBus().consumer(
+        streamAddress + CREDIT_SUFFIX, m -> out.grant(grantOf(m.body()))));
     Runnable unregister = () -> {
       cancel.unregister();
       credits.unregister();

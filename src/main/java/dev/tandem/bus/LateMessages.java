@@ -1,0 +1,30 @@
+package dev.tandem.bus;
+
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.eventbus.impl.MessageConsumerImpl;
+
+/**
+ * Consumers of one stream's addresses (its chunks, credit and cancel), which messages can still
+ * reach after the stream ended: a caller's grant sent as the last chunk was on its way, a chunk
+ * sent as the caller cancelled. The bus had already dispatched such a message to the consumer when
+ * it was unregistered, and Vert.x then logs a WARN per message ("Discarding message since the
+ * consumer is not registered"), which in a busy cluster reads as a fault where nothing was lost.
+ */
+public final class LateMessages {
+
+  private LateMessages() {}
+
+  /**
+   * Has {@code consumer} drop messages that arrive after it was unregistered without a warning.
+   * Vert.x 5 offers this only on its consumer implementation (the one both the local and the
+   * clustered bus make); another implementation is left as it is.
+   */
+  public static <T> MessageConsumer<T> dropQuietly(MessageConsumer<T> consumer) {
+    if (consumer instanceof MessageConsumerImpl<T> impl) {
+      impl.discardHandler(late -> {
+        // the stream has ended: nothing is waiting for it
+      });
+    }
+    return consumer;
+  }
+}
