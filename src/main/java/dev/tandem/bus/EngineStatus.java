@@ -60,10 +60,14 @@ public record EngineStatus(int id, String url, EngineRole role, int peStart, int
         .put("world", world == null ? null : world.toJson());
   }
 
+  /** Reads a status; a required field missing or of the wrong type is an IllegalArgumentException. */
   public static EngineStatus fromJson(JsonObject json) {
-    return new EngineStatus(json.getInteger("id"), json.getString("url"),
-        EngineRole.valueOf(json.getString("role")), json.getInteger("peStart"),
-        json.getInteger("numPes"), EngineState.valueOf(json.getString("state")),
+    String what = "an engine status";
+    return new EngineStatus(BusJson.requiredInt(json, what, "id"),
+        BusJson.requiredString(json, what, "url"),
+        BusJson.requiredEnum(json, what, "role", EngineRole.class),
+        BusJson.requiredInt(json, what, "peStart"), BusJson.requiredInt(json, what, "numPes"),
+        BusJson.requiredEnum(json, what, "state", EngineState.class),
         json.getInteger("generation", 0), json.getString("detail"), json.getString("kind"),
         World.fromJson(json.getJsonObject("world")));
   }

@@ -55,10 +55,13 @@ public record LoadReport(int id, int generation, Integer running, Integer waitin
     return json.put("periodMs", periodMs).put("timestamp", timestampMillis).put("metrics", metrics);
   }
 
+  /** Reads a report; a required field missing or of the wrong type is an IllegalArgumentException. */
   public static LoadReport fromJson(JsonObject json) {
-    return new LoadReport(json.getInteger("id"), json.getInteger("generation", 0),
+    String what = "a load report";
+    return new LoadReport(BusJson.requiredInt(json, what, "id"), json.getInteger("generation", 0),
         json.getInteger("running"), json.getInteger("waiting"), json.getLong("kvPagesFree"),
-        json.getLong("kvPagesTotal"), json.getLong("periodMs"), json.getLong("timestamp", 0L),
+        json.getLong("kvPagesTotal"), BusJson.requiredLong(json, what, "periodMs"),
+        json.getLong("timestamp", 0L),
         json.getJsonObject("metrics"));
   }
 

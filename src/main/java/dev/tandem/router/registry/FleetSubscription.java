@@ -57,7 +57,7 @@ public final class FleetSubscription {
     try {
       registry.apply(EngineStatus.fromJson(asJsonObject(msg.body())));
     } catch (RuntimeException e) {
-      LOG.warn("ignoring malformed engine status {}: {}", msg.body(), e.toString());
+      LOG.warn("ignoring malformed engine status {}: {}", msg.body(), reason(e));
     }
   }
 
@@ -67,7 +67,7 @@ public final class FleetSubscription {
     } catch (RuntimeException e) {
       if (!malformedLoadSeen) { // once: a broken publisher would repeat it every period
         malformedLoadSeen = true;
-        LOG.warn("ignoring malformed load reports, e.g. {}: {}", msg.body(), e.toString());
+        LOG.warn("ignoring malformed load reports, e.g. {}: {}", msg.body(), reason(e));
       }
     }
   }
@@ -81,7 +81,7 @@ public final class FleetSubscription {
             registry.applySnapshot(statuses);
             LOG.debug("fleet snapshot: {} engines", statuses.size());
           } catch (RuntimeException e) {
-            LOG.warn("ignoring malformed fleet snapshot {}: {}", reply.body(), e.toString());
+            LOG.warn("ignoring malformed fleet snapshot {}: {}", reply.body(), reason(e));
           }
         })
         .onFailure(e -> LOG.info("no fleet snapshot ({}); engines join as their status events arrive",
@@ -105,6 +105,12 @@ public final class FleetSubscription {
       out.add(EngineStatus.fromJson(asJsonObject(o)));
     }
     return out;
+  }
+
+  /** What was wrong with a message: our own readers' messages as they are, else the exception. */
+  private static String reason(RuntimeException e) {
+    return e instanceof IllegalArgumentException && e.getMessage() != null ? e.getMessage()
+        : e.toString();
   }
 
   private static JsonObject asJsonObject(Object body) {
