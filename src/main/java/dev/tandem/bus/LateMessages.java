@@ -4,11 +4,13 @@ import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.eventbus.impl.MessageConsumerImpl;
 
 /**
- * Consumers of one stream's addresses (its chunks, credit and cancel), which messages can still
- * reach after the stream ended: a caller's grant sent as the last chunk was on its way, a chunk
- * sent as the caller cancelled. The bus had already dispatched such a message to the consumer when
+ * Consumers that messages can still reach after they were unregistered, where such a message
+ * means nothing: a stream's addresses (its chunks, credit and cancel) after the stream ended, as a
+ * caller's grant sent while the last chunk was on its way or a chunk sent as the caller cancelled;
+ * and the fleet's broadcasts (engine status and load, node announcements) to a router or
+ * supervisor that is stopping. The bus had already dispatched such a message to the consumer when
  * it was unregistered, and Vert.x then logs a WARN per message ("Discarding message since the
- * consumer is not registered"), which in a busy cluster reads as a fault where nothing was lost.
+ * consumer is not registered"), which reads as a fault where nothing was lost.
  */
 public final class LateMessages {
 

@@ -1,6 +1,7 @@
 package dev.tandem.supervisor;
 
 import dev.tandem.bus.Addresses;
+import dev.tandem.bus.LateMessages;
 import dev.tandem.bus.NodeAnnouncement;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -46,7 +47,8 @@ final class NodeDirectory {
    * asks every node to announce itself now; completes once the map was read.
    */
   Future<Void> start() {
-    consumer = vertx.eventBus().consumer(bus.nodeAnnounce(), msg -> heard(msg.body()));
+    consumer = LateMessages.dropQuietly(vertx.eventBus().consumer(bus.nodeAnnounce(),
+        msg -> heard(msg.body())));
     timer = vertx.setPeriodic(CHECK_MS, id -> expire());
     return consumer.completion()
         .compose(v -> vertx.sharedData().<String, JsonObject>getAsyncMap(bus.nodeRegistry()))

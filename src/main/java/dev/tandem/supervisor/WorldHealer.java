@@ -6,6 +6,7 @@ import static dev.tandem.config.RouterConfig.STARTUP_TIMEOUT;
 
 import dev.tandem.bus.EngineState;
 import dev.tandem.bus.EngineStatus;
+import dev.tandem.bus.LateMessages;
 import dev.tandem.config.EndpointConfig;
 import dev.tandem.config.RouterConfig;
 import dev.tandem.fleet.WorldRejoin;
@@ -77,7 +78,8 @@ final class WorldHealer {
         record(json);
       }
     }
-    consumer = vertx.eventBus().consumer(config.addresses().engineStatus(), msg -> onStatus(msg.body()));
+    consumer = LateMessages.dropQuietly(
+        vertx.eventBus().consumer(config.addresses().engineStatus(), msg -> onStatus(msg.body())));
     latest.values().stream().filter(s -> s.state() != EngineState.READY).findFirst()
         .filter(down -> broken()).ifPresent(this::reform); // one died before we watched
   }

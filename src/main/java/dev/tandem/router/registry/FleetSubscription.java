@@ -2,6 +2,7 @@ package dev.tandem.router.registry;
 
 import dev.tandem.bus.Addresses;
 import dev.tandem.bus.EngineStatus;
+import dev.tandem.bus.LateMessages;
 import dev.tandem.bus.LoadReport;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -42,8 +43,9 @@ public final class FleetSubscription {
 
   /** Completes when subscribed; the snapshot query runs on (a missing supervisor is not an error). */
   public Future<Void> start(long queryTimeoutMs) {
-    consumer = vertx.eventBus().consumer(bus.engineStatus(), this::onStatus);
-    loads = vertx.eventBus().consumer(bus.engineLoad(), this::onLoad);
+    // broadcasts that reach a stopping router mean nothing to it
+    consumer = LateMessages.dropQuietly(vertx.eventBus().consumer(bus.engineStatus(), this::onStatus));
+    loads = LateMessages.dropQuietly(vertx.eventBus().consumer(bus.engineLoad(), this::onLoad));
     return Future.all(consumer.completion(), loads.completion())
         .<Void>mapEmpty().onSuccess(v -> query(queryTimeoutMs));
   }
