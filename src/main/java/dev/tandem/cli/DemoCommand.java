@@ -116,6 +116,11 @@ public final class DemoCommand implements Callable<Integer> {
     out.flush();
     streamSample(base);
     out.println();
+    if (isTinyModel()) {
+      out.println("(The tiny model's weights are random, so its words are noise. The path is real: the"
+          + " prefill engine computed the prompt's KV cache and shipped it to a decode engine, which"
+          + " streamed this answer. --model-dir takes a real model's folder.)");
+    }
     out.println();
     out.println("The router serves an OpenAI-compatible API on " + base + " (disagg mode). Try:");
     out.println("  curl -N " + base + "/v1/completions -H 'Content-Type: application/json' -d '"
@@ -141,6 +146,16 @@ public final class DemoCommand implements Callable<Integer> {
     RandomModelWriter.write(modelDir, c, 0, SafetensorsDtype.F32);
     TokenizerFilesWriter.write(modelDir, c.vocabSize(), c.maxPositionEmbeddings(), 0);
     out.println("tandem demo: made the tiny model in " + modelDir);
+  }
+
+  /** Whether the model is the tiny preset that make-model writes: random weights, not a trained model. */
+  private boolean isTinyModel() {
+    try {
+      JsonObject config = new JsonObject(Files.readString(modelDir.resolve("config.json")));
+      return config.equals(RandomModelWriter.configJson(ModelPreset.TINY.config(), SafetensorsDtype.F32));
+    } catch (Exception e) {
+      return false; // whatever it is, the engines read it; the note is only for the tiny one
+    }
   }
 
   /** Streams the sample completion, printing each piece of text as it arrives. */

@@ -42,6 +42,7 @@ class DemoCommandIT {
       assertTrue(console.contains("made the tiny model"), console);
       String answer = console.lines().filter(l -> l.startsWith("Answer:")).findFirst().orElse("");
       assertTrue(answer.length() > "Answer:".length() + 5, "a streamed answer: " + answer);
+      assertTrue(console.contains("The tiny model's weights are random"), console);
       assertTrue(console.contains("curl -N http://127.0.0.1:" + ports[3] + "/v1/completions"), console);
 
       List<ProcessHandle> children = new ArrayList<>(demo.descendants().toList());
