@@ -7,8 +7,8 @@ import io.vertx.core.eventbus.impl.MessageConsumerImpl;
  * Consumers that messages can still reach after they were unregistered, where such a message
  * means nothing: a stream's addresses (its chunks, credit and cancel) after the stream ended, as a
  * caller's grant sent while the last chunk was on its way or a chunk sent as the caller cancelled;
- * and the fleet's broadcasts (engine status and load, node announcements) to a router or
- * supervisor that is stopping. The bus had already dispatched such a message to the consumer when
+ * and the fleet's broadcasts (engine status and load, node announcements and queries, the
+ * supervisor's heartbeat) to a router, supervisor or node that is stopping. The bus had already dispatched such a message to the consumer when
  * it was unregistered, and Vert.x then logs a WARN per message ("Discarding message since the
  * consumer is not registered"), which reads as a fault where nothing was lost.
  */

@@ -1,6 +1,7 @@
 package dev.tandem.fleet;
 
 import dev.tandem.bus.Addresses;
+import dev.tandem.bus.LateMessages;
 import dev.tandem.bus.NodeAnnouncement;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -69,13 +70,16 @@ public final class NodeVerticle extends VerticleBase {
   public Future<?> start() {
     List<Future<Void>> registered = List.of(
         vertx.eventBus().<JsonObject>consumer(bus.nodeControl(nodeId), this::onControl).completion(),
-        vertx.eventBus().consumer(bus.nodeQuery(), msg -> announce()).completion(),
-        vertx.eventBus().<JsonObject>consumer(bus.supervisorHeartbeat(), msg -> {
-          String owner = msg.body() == null ? null : msg.body().getString("owner");
-          if (owner != null) {
-            ownersHeard.put(owner, System.nanoTime());
-          }
-        }).completion());
+        // broadcasts: one that reaches a stopping node means nothing to it
+        LateMessages.dropQuietly(vertx.eventBus().consumer(bus.nodeQuery(), msg -> announce()))
+            .completion(),
+        LateMessages.dropQuietly(vertx.eventBus().<JsonObject>consumer(bus.supervisorHeartbeat(),
+            msg -> {
+              String owner = msg.body() == null ? null : msg.body().getString("owner");
+              if (owner != null) {
+                ownersHeard.put(owner, System.nanoTime());
+              }
+            })).completion());
     // Announced once the cluster can reach this node's consumers.
     return Future.all(registered).onSuccess(v -> {
       timer = vertx.setPeriodic(NodeAnnouncement.PERIOD.toMillis(), id -> {

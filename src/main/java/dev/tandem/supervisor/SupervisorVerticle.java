@@ -13,6 +13,7 @@ import static dev.tandem.config.RouterOptions.ROUTER_HOST;
 import static dev.tandem.config.RouterOptions.ROUTER_MODE;
 import static dev.tandem.config.RouterOptions.ROUTER_PORT;
 
+import dev.tandem.bus.LateMessages;
 import dev.tandem.bus.NodeAnnouncement;
 import dev.tandem.config.ClusterOptions;
 import dev.tandem.config.ConfigValidator;
@@ -176,7 +177,8 @@ public final class SupervisorVerticle extends VerticleBase {
     } catch (RuntimeException e) {
       return Future.failedFuture(e);
     }
-    vertx.eventBus().<JsonObject>consumer(config.addresses().engineStatus(), msg -> fleet.update(msg.body()));
+    LateMessages.dropQuietly(vertx.eventBus().<JsonObject>consumer(config.addresses().engineStatus(),
+        msg -> fleet.update(msg.body())));
     vertx.eventBus().consumer(config.addresses().fleetQuery(), msg -> msg.reply(fleet.toJson()
         .put("mode", config.get(ROUTER_MODE).wireName())
         .put("engine", config.get(ENGINE).wireName())
