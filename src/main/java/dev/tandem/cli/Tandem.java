@@ -15,8 +15,8 @@ public final class Tandem implements Runnable {
     System.setProperty("ai.djl.offline", "true");
     System.setProperty("hazelcast.phone.home.enabled", "false");
     // Hazelcast logs every membership step at info; DJL's GPU probe warns twice on a machine with
-    // a CUDA toolkit and no driver, though the tokenizer never uses a GPU (conf/simplelogger.properties
-    // says the same).
+    // a CUDA toolkit and no driver, though the tokenizer never uses a GPU
+    // (conf/simplelogger.properties says the same).
     quietUnlessSet("com.hazelcast", "warn");
     quietUnlessSet("ai.djl.util.cuda.CudaUtils", "error");
   }
