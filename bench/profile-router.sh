@@ -13,7 +13,8 @@
 # request MLC's three MicroServing calls | floor: `tandem bench relay-floor`, the router's
 # transport with none of its work, in front of the same null engine, profiled instead of the
 # router; bench/compare-profiles.py then puts the two side by side in microseconds per
-# request), CONNS (64), STREAM (1; 0 for non-streaming), API
+# request), CONNS (64), WARMUP_CONNS (CONNS: 64 warms a one-connection profile as the zero pass
+# warms its routers), STREAM (1; 0 for non-streaming), API
 # (completions; chat: POST /v1/chat/completions with one user message, through the chat template),
 # WARMUP_SECONDS (30), PROFILE_SECONDS (15), EVENT (cpu: perf_events, which charges kernel time to
 # the kernel code that spent it; itimer where perf_events are not allowed, but on a VM it charges
@@ -103,12 +104,12 @@ if [[ "${API:-completions}" == chat ]]; then
     "http://127.0.0.1:$router_port$path" >"$WORK/check-chat.txt" \
     || tb_die "the router does not answer a chat request (router log: $WORK/router.log)"
 fi
-drive() { # seconds out
-  WRK_BODY_FILE="$body" wrk -t1 -c"$CONNS" -d"$1s" --timeout 10s -s "$here/wrk-post.lua" \
+drive() { # seconds out [connections]
+  WRK_BODY_FILE="$body" wrk -t1 -c"${3:-$CONNS}" -d"$1s" --timeout 10s -s "$here/wrk-post.lua" \
     "http://127.0.0.1:$router_port$path" >"$2" 2>&1 || true
   awk '$1 == "WRK" { printf "%d requests, %.0f req/s, p50 %.3f ms, %d errors\n", $2, $2 / ($3 / 1e6), $4 / 1000, $6 }' "$2"
 }
-tb_log "warming up for ${WARMUP_SECONDS:-30} s: $(drive "${WARMUP_SECONDS:-30}" "$WORK/warmup.out")"
+tb_log "warming up for ${WARMUP_SECONDS:-30} s at ${WARMUP_CONNS:-$CONNS} connection(s): $(drive "${WARMUP_SECONDS:-30}" "$WORK/warmup.out" "${WARMUP_CONNS:-$CONNS}")"
 # jcmd reads key=value words as its own arguments: the agent's options go in quotes.
 "$jcmd" "$router_pid" JVMTI.agent_load "$agent" "\"start,event=${EVENT:-cpu},interval=${INTERVAL:-1ms},threads\"" >&2
 cpu0=$(tb_cpu_ms "$router_pid")

@@ -16,7 +16,10 @@
 # time the router on two JDKs (run each more than once: one router process differs from the
 # next by more than most changes; BENCHMARKS.md, session 9).
 #
-# Knobs (environment): CONNS (1), STREAM (1; 0 for non-streaming), WARMUP_SECONDS (15),
+# Knobs (environment): CONNS (1), WARMUP_CONNS (CONNS: the warm-up's connections; 64 warms a
+# router for a one-connection run as the zero pass does), TOKEN_GAP_MS (0: the engine writes each
+# answer at once; N: a token every N ms, each in its own write), STREAM (1; 0 for non-streaming),
+# WARMUP_SECONDS (15),
 # RUN_SECONDS (10), RUNS (1), IDLE_SECONDS (5), ROUTER_JAVA_OPTS (-Xmx512m), ROUTER_EXTRA_ARGS,
 # PIN (none: where the kernel puts them; one: router, engine and wrk all on CPU 0; split: the
 # router alone on CPU 1, the engine and wrk on CPU 0). PIN shows what a request costs when no
@@ -51,7 +54,7 @@ tb_ensure_jar
 "$TB_TANDEM" make-model "$WORK/model" --preset tiny --seed 1 >/dev/null
 router_port=$(tb_free_port)
 engine_port=$(tb_free_port)
-export NULL_ENGINE_JAVA_OPTS="-Xmx512m"
+export NULL_ENGINE_JAVA_OPTS="-Xmx512m" NULL_TOKEN_GAP_MS="${TOKEN_GAP_MS:-0}"
 # shellcheck disable=SC2086
 TANDEM_JAVA_OPTS="${ROUTER_JAVA_OPTS:--Xmx512m}" tb_start_zero_router "$WORK/router.log" \
   "$WORK/model" round-robin "$router_port" "$engine_port" "$WORK/logs" ${ROUTER_EXTRA_ARGS:-}
@@ -63,8 +66,8 @@ fi
 tb_wrk_bodies "$WORK" 32 16
 body="$WORK/body-$([[ "$STREAM" == 1 ]] && echo stream || echo plain).json"
 
-drive() { # seconds -> prints the requests wrk completed
-  WRK_BODY_FILE="$body" wrk -t1 -c"$CONNS" -d"$1s" --timeout 10s -s "$here/wrk-post.lua" \
+drive() { # seconds [connections] -> prints the requests wrk completed
+  WRK_BODY_FILE="$body" wrk -t1 -c"${2:-$CONNS}" -d"$1s" --timeout 10s -s "$here/wrk-post.lua" \
     "http://127.0.0.1:$router_port/v1/completions" >"$WORK/wrk.out" 2>&1 || true
   awk '$1 == "WRK" { print $2 }' "$WORK/wrk.out"
 }
@@ -146,8 +149,8 @@ PY
 }
 
 echo "## router threads  $(date -u +%Y-%m-%dT%H:%MZ)  $(tb_machine)"
-echo "# $(java -version 2>&1 | head -1); $CONNS connection(s), $([[ "$STREAM" == 1 ]] && echo streaming || echo non-streaming), zero-cost upstream; ${WARMUP_SECONDS:-15} s warm-up; CPUs: $PIN"
-drive "${WARMUP_SECONDS:-15}" >/dev/null
+echo "# $(java -version 2>&1 | head -1); $CONNS connection(s), $([[ "$STREAM" == 1 ]] && echo streaming || echo non-streaming), zero-cost upstream$( [[ "${TOKEN_GAP_MS:-0}" == 0 ]] || echo " writing a token every ${TOKEN_GAP_MS} ms"); ${WARMUP_SECONDS:-15} s warm-up at ${WARMUP_CONNS:-$CONNS} connection(s); CPUs: $PIN"
+drive "${WARMUP_SECONDS:-15}" "${WARMUP_CONNS:-$CONNS}" >/dev/null
 for run in $(seq 1 "${RUNS:-1}"); do
   snapshot "$WORK/a.json"
   requests=$(drive "${RUN_SECONDS:-10}")
