@@ -4,12 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.testing.StandardErrorCapture;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -53,10 +51,7 @@ class LateMessagesTest {
    * the bus has dispatched it first). Returns what was logged meanwhile.
    */
   private String lateMessage(boolean quiet) throws Exception {
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    PrintStream oldErr = System.err;
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    try {
+    try (StandardErrorCapture err = StandardErrorCapture.start()) {
       List<Object> handled = new CopyOnWriteArrayList<>();
       CompletableFuture<Void> done = new CompletableFuture<>();
       Context context = vertx.getOrCreateContext();
@@ -73,9 +68,7 @@ class LateMessagesTest {
       });
       done.get(10, TimeUnit.SECONDS);
       assertEquals(List.of(), handled, "the late message reached the handler");
-      return err.toString(StandardCharsets.UTF_8);
-    } finally {
-      System.setErr(oldErr);
+      return err.text();
     }
   }
 }

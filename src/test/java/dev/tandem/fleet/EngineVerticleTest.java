@@ -11,6 +11,7 @@ import dev.tandem.bus.LoadReport;
 import dev.tandem.config.EndpointConfig;
 import dev.tandem.testing.Failures;
 import dev.tandem.testing.FreePorts;
+import dev.tandem.testing.StandardErrorCapture;
 import dev.tandem.testing.StatusEvents;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -20,11 +21,7 @@ import io.vertx.junit5.Checkpoint;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,8 +48,8 @@ class EngineVerticleTest {
   @TempDir Path dir;
   private StatusEvents events;
   private int port;
-  /** Standard error while a test captures it, to put back. */
-  private PrintStream realErr;
+  /** Standard error while a test captures it. */
+  private StandardErrorCapture stderr;
 
   @BeforeEach
   void watchStatusEvents(Vertx vertx, VertxTestContext ctx) throws IOException {
@@ -180,9 +177,7 @@ class EngineVerticleTest {
    */
   @Test
   void crashLoopGivesUpAfterTheRestartLimit(Vertx vertx, VertxTestContext ctx) throws Exception {
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    realErr = System.err;
-    System.setErr(new PrintStream(new TeeOutputStream(err, realErr), true, StandardCharsets.UTF_8));
+    stderr = StandardErrorCapture.start();
     vertx.deployVerticle(new EngineVerticle(spec(List.of("--exit-after-ms", "1500",
             "--exit-code", "9"), Duration.ofSeconds(30), 1)))
         .compose(id -> events.next("FAILED"))
@@ -190,40 +185,17 @@ class EngineVerticleTest {
           assertEquals("gave up after 1 restarts; last: exited with code 9", failed.getString("detail"));
           assertEquals(List.of("STARTING", "READY", "UNHEALTHY", "RESTARTING", "READY", "UNHEALTHY",
               "FAILED"), events.states());
-          String logged = err.toString(StandardCharsets.UTF_8);
+          String logged = stderr.text();
           assertFalse(logged.contains("ConnectionBase"), logged);
           ctx.completeNow();
         })));
   }
 
-  /** What this test's runs wrote to standard error goes on to the real one as well. */
-  private static final class TeeOutputStream extends OutputStream {
-    private final OutputStream a;
-    private final OutputStream b;
-
-    TeeOutputStream(OutputStream a, OutputStream b) {
-      this.a = a;
-      this.b = b;
-    }
-
-    @Override
-    public synchronized void write(int c) throws IOException {
-      a.write(c);
-      b.write(c);
-    }
-
-    @Override
-    public synchronized void write(byte[] bytes, int off, int len) throws IOException {
-      a.write(bytes, off, len);
-      b.write(bytes, off, len);
-    }
-  }
-
   @AfterEach
   void restoreStandardError() {
-    if (realErr != null) {
-      System.setErr(realErr);
-      realErr = null;
+    if (stderr != null) {
+      stderr.close();
+      stderr = null;
     }
   }
 
