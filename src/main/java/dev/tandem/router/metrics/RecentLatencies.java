@@ -5,7 +5,8 @@ import java.util.Arrays;
 /**
  * The last {@value #SIZE} finished requests' TTFT and time per output token, with the time they
  * ended, for the dashboard's percentiles over a sliding window (Prometheus histograms are
- * cumulative; a chart wants "p90 over the last 30 s"). Thread-safe; one short lock per request.
+ * cumulative; a chart wants "p90 over the last 30 s"). Thread-safe; one short lock per request,
+ * and a reader holds it only to copy.
  */
 public final class RecentLatencies {
 
@@ -30,17 +31,25 @@ public final class RecentLatencies {
     size = Math.min(SIZE, size + 1);
   }
 
-  /** Percentiles (seconds) of the requests that ended after {@code sinceNanos}. */
-  public synchronized Window since(long sinceNanos) {
-    double[] a = new double[size];
-    double[] b = new double[size];
+  /**
+   * Percentiles (seconds) of the requests that ended after {@code sinceNanos}. Only the copy is
+   * made under the lock; the sorts run outside it, so an event loop ending a request ({@link
+   * #add}) never waits for them.
+   */
+  public Window since(long sinceNanos) {
+    double[] a;
+    double[] b;
     int na = 0;
     int nb = 0;
-    for (int i = 0; i < size; i++) {
-      if (at[i] - sinceNanos > 0) {
-        a[na++] = ttft[i];
-        if (!Double.isNaN(tpot[i])) {
-          b[nb++] = tpot[i];
+    synchronized (this) {
+      a = new double[size];
+      b = new double[size];
+      for (int i = 0; i < size; i++) {
+        if (at[i] - sinceNanos > 0) {
+          a[na++] = ttft[i];
+          if (!Double.isNaN(tpot[i])) {
+            b[nb++] = tpot[i];
+          }
         }
       }
     }
