@@ -1,7 +1,6 @@
 package dev.tandem.router.api;
 
 import dev.tandem.api.ErrorResponses;
-import dev.tandem.api.FastJson;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import dev.tandem.router.dispatch.AnswerEnd;
@@ -19,7 +18,7 @@ final class JsonOutput implements WholeAnswerOutput {
   public void complete(AnswerEnd end) {
     if (!response.closed() && !response.ended()) {
       response.setStatusCode(200).putHeader(HttpHeaders.CONTENT_TYPE, ErrorResponses.APPLICATION_JSON)
-          .end(FastJson.toBuffer(end.toJson()));
+          .end(end.toJsonBuffer());
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.tandem.router.dispatch;
 
+import dev.tandem.api.FastJson;
 import dev.tandem.api.SseWriter;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
@@ -10,7 +11,7 @@ import io.vertx.core.json.JsonObject;
  * the usage chunk (the envelope, {@code "choices": []} and the usage), sent only if the client
  * asked for usage; for a whole answer, the whole aggregated completion. The flow's own ends
  * ({@link ClientChunks#end}) build their JSON only when an output asks for it and write a
- * stream's usage chunk straight as SSE bytes.
+ * stream's usage chunk straight as SSE bytes, and a whole answer straight as JSON bytes.
  */
 public interface AnswerEnd extends ClientChunk {
 
@@ -20,6 +21,14 @@ public interface AnswerEnd extends ClientChunk {
 
   /** The request's usage record ({@code prompt_tokens}, ..., {@code extra} when there is one). */
   JsonObject usage();
+
+  /**
+   * {@link #toJson()}'s bytes, as a whole answer's HTTP body; the flow's own ends write a
+   * completion's straight as bytes.
+   */
+  default Buffer toJsonBuffer() {
+    return FastJson.toBuffer(toJson());
+  }
 
   /** An end whose last chunk is {@code json} (a chat's shape), with {@code counted}'s tokens. */
   static AnswerEnd of(JsonObject json, AnswerEnd counted) {

@@ -9,7 +9,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 
 /**
  * The JSON shapes clients receive (reference §3.3, §3.4), built in one place so streamed chunks
@@ -21,9 +20,9 @@ import java.util.Map;
  */
 final class ClientChunks {
 
-  private static final byte[] TEXT = bytes(",\"text\":");
-  private static final byte[] LOGPROBS = bytes(",\"logprobs\":");
-  private static final byte[] FINISH = bytes(",\"finish_reason\":");
+  static final byte[] TEXT = bytes(",\"text\":");
+  static final byte[] LOGPROBS = bytes(",\"logprobs\":");
+  static final byte[] FINISH = bytes(",\"finish_reason\":");
   private static final byte[] NULL = bytes("null");
   private static final byte[] END = bytes("}],\"usage\":null}" + SseWriter.EVENT_END);
   private static final byte[] DATA_ID = bytes(SseWriter.DATA + "{\"id\":");
@@ -32,19 +31,7 @@ final class ClientChunks {
   private static final byte[] MODEL = bytes(",\"model\":");
   private static final byte[] CHOICES = bytes(",\"choices\":[{\"index\":");
   /** What ends the prefix after {@code "choices":[}: the delta's choice starts there. */
-  private static final int CHOICE_START = "{\"index\":".length();
-  private static final byte[] USAGE = bytes("],\"usage\":{\"prompt_tokens\":");
-  private static final byte[] COMPLETION_TOKENS = bytes(",\"completion_tokens\":");
-  private static final byte[] TOTAL_TOKENS = bytes(",\"total_tokens\":");
-  private static final byte[] EXTRA = bytes(",\"extra\":{");
-  private static final byte[] ROUTING_KEY = bytes(",\"routing\":");
-  private static final byte[] USAGE_END = bytes("}}" + SseWriter.EVENT_END);
-  private static final byte[] COMMA = {','};
-  private static final byte[] COLON = {':'};
-  private static final byte[] END_OBJECT = {'}'};
-  /** The builtin engine's per-choice token ids in its usage record: the router's bookkeeping. */
-  private static final String OUTPUT_TOKEN_IDS = "output_token_ids";
-  private static final String ROUTING = "routing";
+  static final int CHOICE_START = "{\"index\":".length();
 
   /** The last model named and its quoted bytes (shared by every request; never written to). */
   private static volatile Quoted lastModel;
@@ -57,6 +44,10 @@ final class ClientChunks {
     this.job = job;
   }
 
+  CompletionJob job() {
+    return job;
+  }
+
   ClientChunk delta(int index, String text, JsonObject logprobs, String finishReason) {
     return new Delta(this, index, text, logprobs, finishReason);
   }
@@ -65,13 +56,22 @@ final class ClientChunks {
     JsonArray choices = new JsonArray();
     for (int i = 0; i < ledger.size(); i++) {
       ChoiceLedger.Choice c = ledger.get(i);
-      String text = (job.echoText() == null ? "" : job.echoText()) + c.text
-          + (job.suffix() == null ? "" : job.suffix());
-      choices.add(new JsonObject().put("index", i).put("text", text)
-          .put("logprobs", job.logprobs() == null ? null : c.logprobs)
+      choices.add(new JsonObject().put("index", i).put("text", wholeText(c))
+          .put("logprobs", wholeLogprobs(c))
           .put("finish_reason", c.finishReason));
     }
     return envelope(choices, usage);
+  }
+
+  /** A whole answer's text of one choice: the echoed prompt, what was delivered, the suffix. */
+  String wholeText(ChoiceLedger.Choice c) {
+    return (job.echoText() == null ? "" : job.echoText()) + c.text
+        + (job.suffix() == null ? "" : job.suffix());
+  }
+
+  /** Its logprobs, when the request asked for them (null otherwise). */
+  JsonObject wholeLogprobs(ChoiceLedger.Choice c) {
+    return job.logprobs() == null ? null : c.logprobs;
   }
 
   /** A stream's last chunk: the envelope with no choices and the request's usage. */
@@ -93,29 +93,13 @@ final class ClientChunks {
    *     engine that produced the whole answer, passed on as MLC's router passes it, without the
    *     per-choice token ids (the router's bookkeeping) and with the attempt's {@code routing}
    *     beside it; null after retries or resumes, when no single engine's record is whole. A
-   *     stream's usage chunk splices a record kept as bytes ({@link UsageExtra#bytes}), so its
-   *     numbers are spelled there as the engine spelled them and in a whole answer as Jackson
-   *     writes them
+   *     stream's usage chunk and a whole answer's bytes splice a record kept as bytes ({@link
+   *     UsageExtra#bytes}), so its numbers are spelled there as the engine spelled them (and in
+   *     {@link AnswerEnd#toJson} as Jackson writes them)
    */
   AnswerEnd end(ChoiceLedger ledger, int promptTokens, int completionTokens,
       UsageExtra engineExtra, Routing routing) {
-    return new End(this, ledger, promptTokens, completionTokens, engineExtra, routing);
-  }
-
-  /** {@code usage.extra}, as {@link #end} describes it; null when it has nothing to say. */
-  static JsonObject extra(UsageExtra engineExtra, Routing routing) {
-    if (engineExtra == null) {
-      return null;
-    }
-    JsonObject extra = engineExtra.json().copy();
-    extra.remove(OUTPUT_TOKEN_IDS);
-    if (extra.isEmpty()) {
-      return null;
-    }
-    if (routing != null) {
-      extra.put(ROUTING, routing.toJson()); // beside the engine's debug record: why these engines
-    }
-    return extra;
+    return new CompletionEnd(this, ledger, promptTokens, completionTokens, engineExtra, routing);
   }
 
   private JsonObject envelope(JsonArray choices, JsonObject usage) {
@@ -130,7 +114,7 @@ final class ClientChunks {
    * every request: into one array, the model's quoted bytes kept from the last request); through
    * the envelope's JSON where a string holds a lone surrogate.
    */
-  private byte[] ssePrefix() {
+  byte[] ssePrefix() {
     if (ssePrefix == null) {
       try {
         ssePrefix = concat(DATA_ID, quoted(job.requestId()), OBJECT_CREATED,
@@ -193,143 +177,11 @@ final class ClientChunks {
     return out;
   }
 
-  private static byte[] bytes(String s) {
+  static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
   private record Quoted(String text, byte[] bytes) {}
-
-  /**
-   * A request's end ({@link #end}): its JSON built once, when an output asks for it; a stream's
-   * usage chunk written straight as SSE bytes, the same bytes as its JSON (ClientChunksTest).
-   */
-  private static final class End implements AnswerEnd {
-    private final ClientChunks owner;
-    private final ChoiceLedger ledger;
-    private final int promptTokens;
-    private final int completionTokens;
-    private final UsageExtra engineExtra;
-    private final Routing routing;
-    private JsonObject usage;
-    private JsonObject json;
-
-    End(ClientChunks owner, ChoiceLedger ledger, int promptTokens, int completionTokens,
-        UsageExtra engineExtra, Routing routing) {
-      this.owner = owner;
-      this.ledger = ledger;
-      this.promptTokens = promptTokens;
-      this.completionTokens = completionTokens;
-      this.engineExtra = engineExtra;
-      this.routing = routing;
-    }
-
-    @Override
-    public int completionTokens() {
-      return completionTokens;
-    }
-
-    @Override
-    public int totalTokens() {
-      return promptTokens + completionTokens;
-    }
-
-    @Override
-    public JsonObject usage() {
-      if (usage == null) {
-        usage = ClientChunks.usage(promptTokens, completionTokens);
-        JsonObject extra = extra(engineExtra, routing);
-        if (extra != null) {
-          usage.put("extra", extra);
-        }
-      }
-      return usage;
-    }
-
-    @Override
-    public JsonObject toJson() {
-      if (json == null) {
-        json = owner.job.stream() ? owner.usageChunk(usage()) : owner.response(ledger, usage());
-      }
-      return json;
-    }
-
-    @Override
-    public Buffer toSse() {
-      return ClientChunk.rendered(this);
-    }
-
-    @Override
-    public void appendSse(JsonBytes w) {
-      int mark = w.length();
-      if (owner.job.stream()) {
-        byte[] prefix = owner.ssePrefix(); // up to "choices":[ and the delta's {"index":
-        w.raw(prefix, 0, prefix.length - CHOICE_START).raw(USAGE).number(promptTokens)
-            .raw(COMPLETION_TOKENS).number(completionTokens).raw(TOTAL_TOKENS)
-            .number(totalTokens());
-        if (writeExtra(w)) {
-          w.raw(USAGE_END);
-          return;
-        }
-      }
-      w.truncate(mark);
-      w.raw(SseWriter.frame(toJson())); // a value only the general encoder writes
-    }
-
-    /** {@link #extra}'s members as bytes, in its order; false where the general encoder must. */
-    private boolean writeExtra(JsonBytes w) {
-      if (engineExtra == null) {
-        return true;
-      }
-      byte[] record = engineExtra.bytes();
-      if (record != null) { // the engine's members as they came, the routing after them
-        if (record.length == 2) {
-          return true; // {}: nothing to say
-        }
-        w.raw(EXTRA).raw(record, 1, record.length - 2);
-        if (routing != null) {
-          w.raw(ROUTING_KEY);
-          if (!routing.write(w)) {
-            return false;
-          }
-        }
-        w.raw(END_OBJECT);
-        return true;
-      }
-      boolean any = false;
-      boolean routingWritten = routing == null;
-      for (Map.Entry<String, Object> e : engineExtra.json().getMap().entrySet()) {
-        String key = e.getKey();
-        if (OUTPUT_TOKEN_IDS.equals(key)) {
-          continue;
-        }
-        w.raw(any ? COMMA : EXTRA);
-        any = true;
-        if (!w.value(key)) {
-          return false;
-        }
-        w.raw(COLON);
-        if (ROUTING.equals(key) && routing != null) {
-          routingWritten = true; // the router's record takes the engine's key's place
-          if (!routing.write(w)) {
-            return false;
-          }
-        } else if (!w.value(e.getValue())) {
-          return false;
-        }
-      }
-      if (!any) {
-        return true;
-      }
-      if (!routingWritten) {
-        w.raw(ROUTING_KEY);
-        if (!routing.write(w)) {
-          return false;
-        }
-      }
-      w.raw(END_OBJECT);
-      return true;
-    }
-  }
 
   /** One choice's delta: {@code {..., "choices": [{index, text, logprobs, finish_reason}], "usage": null}}. */
   private record Delta(ClientChunks owner, int index, String text, JsonObject logprobs,

@@ -3,6 +3,7 @@ package dev.tandem.router.dispatch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.api.FastJson;
 import dev.tandem.api.JsonBytes;
 import dev.tandem.api.JsonInts;
 import dev.tandem.router.policy.CacheAwarePolicy;
@@ -170,6 +171,68 @@ class ClientChunksTest {
     assertTrue(sse.contains(",\"extra\":{\"ttft_s\":1e-05,\"s\":\"a b\",\"routing\":{"), sse);
     JsonObject streamed = new JsonObject(sse.substring("data: ".length(), sse.length() - 2));
     assertEquals(end.toJson(), streamed);
+  }
+
+  /**
+   * A whole answer is written straight as bytes: exactly its JSON as the general encoder writes it, whatever the texts,
+   * logprobs, echo and suffix, the engine's usage record and the routing; the general encoder
+   * where a value needs it (a lone surrogate, NaN).
+   */
+  @Test
+  void wholeAnswerBytesAreItsJson() {
+    JsonObject logprobs = new JsonObject().putNull("text_offset")
+        .put("token_logprobs", new JsonArray().add(-0.25)).put("tokens", new JsonArray().add(" a\n"))
+        .put("top_logprobs", new JsonArray().add(new JsonObject().put(" a\n", -0.25)));
+    String[][] texts = {{"", null}, {" plain", "stop"}, {"quote \" \\ \n \u2713 \ud83d\ude00", "length"},
+        {"x\ud83dy", "stop"}}; // the last: a lone surrogate, the general path
+    UsageExtra[] extras = {null, engineRecord("{}"),
+        engineRecord("{\"ttft_s\":0.0123,\"prefix_matched_length\":7}"),
+        UsageExtra.of(new JsonObject().put("nested", new JsonObject().put("a", new JsonArray().add(1)))
+            .put("output_token_ids", new JsonArray())),
+        UsageExtra.of(new JsonObject().put("nan", Double.NaN))};
+    for (int n = 1; n <= 2; n++) {
+      for (String[] echoSuffix : new String[][] {{null, null}, {"echo: ", " \u00e9nd"}}) {
+        for (Integer lp : new Integer[] {null, 1}) {
+          for (UsageExtra extra : extras) {
+            for (Routing routing : new Routing[] {null, routing(true)}) {
+              for (String[] text : texts) {
+                ChoiceLedger ledger = new ChoiceLedger(n);
+                for (int i = 0; i < n; i++) {
+                  ledger.apply(i, new ChoiceDelta(text[0], lp == null ? null : logprobs.copy(), null));
+                  ledger.apply(i, new ChoiceDelta("", null, text[1]));
+                }
+                AnswerEnd end = wholeChunks(echoSuffix[0], echoSuffix[1], n, lp)
+                    .end(ledger, 3, 16, extra, routing);
+                Buffer json; // what the answer's JSON was written as before: the general encoder
+                try {
+                  json = FastJson.toBuffer(end.toJson());
+                } catch (RuntimeException notJson) {
+                  continue; // NaN: Jackson refuses it either way; nothing to compare
+                }
+                String where = text[0] + " / " + n + " / " + echoSuffix[0] + " / " + lp + " / "
+                    + (extra == null ? null : extra.json()) + " / " + (routing != null);
+                assertEquals(json, end.toJsonBuffer(), where);
+              }
+            }
+          }
+        }
+      }
+    }
+    // an engine's own spelling of a number goes through, as in a stream's usage chunk
+    ChoiceLedger ledger = new ChoiceLedger(1);
+    ledger.apply(0, new ChoiceDelta("hi", null, "stop"));
+    AnswerEnd end = wholeChunks(null, null, 1, null)
+        .end(ledger, 3, 1, engineRecord("{\"ttft_s\":1e-05}"), null);
+    JsonObject whole = new JsonObject(end.toJsonBuffer());
+    assertEquals(end.toJson(), whole);
+    assertTrue(end.toJsonBuffer().toString().contains("\"extra\":{\"ttft_s\":1e-05}"),
+        end.toJsonBuffer().toString());
+  }
+
+  private static ClientChunks wholeChunks(String echo, String suffix, int n, Integer logprobs) {
+    return new ClientChunks(new CompletionJob("cmpl-w", 1_796_000_000L, "m",
+        new JsonInts(new int[] {1, 2, 3}), echo, suffix, n, 8, false, false, logprobs, 0.0, null,
+        new JsonObject(), new Cancellation()));
   }
 
   /** usage.extra as the scanner reads it from an engine's last chunk. */
