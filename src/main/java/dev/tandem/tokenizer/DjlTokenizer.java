@@ -2,6 +2,7 @@ package dev.tandem.tokenizer;
 
 import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import ai.djl.huggingface.tokenizers.jni.TokenizersLibrary;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -9,12 +10,20 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Map;
 
 /**
  * {@link TextTokenizer} over a model folder's {@code tokenizer.json}, run by the Hugging Face
  * tokenizers library through DJL: truncation and padding off (DJL's defaults would cut input at
  * 512 tokens), no special tokens added, special tokens skipped when decoding.
+ *
+ * <p>Encoding asks the native library for the ids alone. DJL's {@code encode} also fetches every
+ * other field of the encoding (the tokens as Java strings, their character spans as objects, type,
+ * word and sequence ids, masks) across JNI, which costs several times the tokenizing itself for a
+ * chat prompt. DJL prepares the text first where its options or the folder's {@code
+ * tokenizer_config.json} ask (a prefix space, lower case, accents stripped); {@link #load} checks
+ * on a probe text that the ids-only call gives DJL's ids and keeps DJL's call where it does not.
  */
 public final class DjlTokenizer implements TextTokenizer {
   public static final String FILE_NAME = "tokenizer.json";
@@ -26,12 +35,18 @@ public final class DjlTokenizer implements TextTokenizer {
     }
   }
 
+  /** Differs from itself under each preparation DJL may make: first word, case, an accent. */
+  static final String PROBE = "Probe: Ab \u00e9t\u00e9, cAsE.";
+
   private final HuggingFaceTokenizer tokenizer;
   private final int vocabSize;
+  /** The ids-only call gives DJL's ids (no preparation of the text is configured). */
+  private final boolean idsOnly;
 
-  private DjlTokenizer(HuggingFaceTokenizer tokenizer, int vocabSize) {
+  DjlTokenizer(HuggingFaceTokenizer tokenizer, int vocabSize) {
     this.tokenizer = tokenizer;
     this.vocabSize = vocabSize;
+    this.idsOnly = Arrays.equals(viaDjl(PROBE), idsOnly(PROBE));
   }
 
   /** Loads {@code modelDir/tokenizer.json}; slow (native library, parsing): call off event loops. */
@@ -72,8 +87,35 @@ public final class DjlTokenizer implements TextTokenizer {
 
   @Override
   public int[] encode(String text) {
+    return idsOnly ? idsOnly(text) : viaDjl(text);
+  }
+
+  /** Whether {@link #encode} takes the ids-only call (false: DJL prepares this tokenizer's text). */
+  boolean encodesIdsOnly() {
+    return idsOnly;
+  }
+
+  /** DJL's encode: the text prepared as configured, every field of the encoding fetched. */
+  int[] viaDjl(String text) {
     Encoding enc = tokenizer.encode(text, false, false);
-    long[] ids = enc.getIds();
+    return ints(enc.getIds());
+  }
+
+  /** The native library's encoding of {@code text} as it is, its ids alone fetched. */
+  int[] idsOnly(String text) {
+    if (text == null) {
+      throw new NullPointerException("text cannot be null");
+    }
+    TokenizersLibrary lib = TokenizersLibrary.LIB;
+    long encoding = lib.encode(tokenizer.getHandle(), text, false);
+    try {
+      return ints(lib.getTokenIds(encoding));
+    } finally {
+      lib.deleteEncoding(encoding);
+    }
+  }
+
+  private static int[] ints(long[] ids) {
     int[] out = new int[ids.length];
     for (int i = 0; i < ids.length; i++) {
       out[i] = (int) ids[i];

@@ -2,11 +2,15 @@ package dev.tandem.tokenizer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -18,6 +22,10 @@ class DjlTokenizerTest {
   @TempDir
   static Path dir;
   static DjlTokenizer tok;
+  static final List<String> TEXTS = List.of("Hello, world!", "The river was low that summer.",
+      "  leading and trailing  ", "tabs\tand\nnew lines\r\n",
+      "naïve café — «quotes» ü ß 日本語のテキスト 한국어", "emoji 😀👍🏽🇩🇪 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "",
+      "1234567890 3.14 -42", "\u0000\u0001 control");
 
   @BeforeAll
   static void load() throws Exception {
@@ -32,16 +40,49 @@ class DjlTokenizerTest {
 
   @Test
   void anyTextRoundTrips() {
-    List<String> texts = List.of("Hello, world!", "The river was low that summer.", "  leading and trailing  ",
-        "tabs\tand\nnew lines\r\n", "naïve café — «quotes» ü ß 日本語のテキスト 한국어",
-        "emoji 😀👍🏽🇩🇪 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "", "1234567890 3.14 -42", "\u0000\u0001 control");
-    for (String t : texts) {
+    for (String t : TEXTS) {
       int[] ids = tok.encode(t);
       for (int id : ids) {
         assertTrue(id >= 3 && id < 1024, "id " + id + " of " + t);
       }
       assertEquals(t, tok.decode(ids), "round trip of " + t);
     }
+  }
+
+  /** The ids-only call is what {@link DjlTokenizer#encode} takes here, and it gives DJL's ids. */
+  @Test
+  void idsOnlyEncodingGivesDjlsIds() {
+    assertTrue(tok.encodesIdsOnly());
+    List<String> texts = new java.util.ArrayList<>(TEXTS);
+    texts.add("<|im_start|>user\nhi<|im_end|>");
+    texts.add(DjlTokenizer.PROBE);
+    for (String t : texts) {
+      assertArrayEquals(tok.viaDjl(t), tok.idsOnly(t), t);
+      assertArrayEquals(tok.viaDjl(t), tok.encode(t), t);
+    }
+  }
+
+  /** Where DJL prepares the text (here: lower case), encoding keeps DJL's call. */
+  @Test
+  void aTextDjlPreparesKeepsDjlsEncode() throws Exception {
+    HuggingFaceTokenizer lower = HuggingFaceTokenizer.builder()
+        .optTokenizerPath(dir.resolve(DjlTokenizer.FILE_NAME)).optTruncation(false).optPadding(false)
+        .optAddSpecialTokens(false).optDoLowerCase(true).build();
+    try (DjlTokenizer t = new DjlTokenizer(lower, 1024)) {
+      assertFalse(t.encodesIdsOnly());
+      String mixed = "The River";
+      assertArrayEquals(tok.encode("the river"), t.encode(mixed));
+      assertFalse(Arrays.equals(t.encode(mixed), t.idsOnly(mixed)), "the probe's premise: case tells");
+    }
+  }
+
+  /** Encoding after close fails as DJL's did, and a null text is refused, not sent to JNI. */
+  @Test
+  void closedOrNullIsRefused() throws Exception {
+    DjlTokenizer t = DjlTokenizer.load(dir);
+    assertThrows(NullPointerException.class, () -> t.encode(null));
+    t.close();
+    assertThrows(IllegalStateException.class, () -> t.encode("hi"));
   }
 
   @Test

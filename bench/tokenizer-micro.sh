@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# A prompt's tokenization in the router, in isolation: DJL's encode (every field of the encoding
+# fetched across JNI) against the ids-only call the router's DjlTokenizer makes, for chat-shaped
+# prompts of several lengths. Compiles bench/micro's TokenizeMicro against the jar and prints a
+# table. A model folder as the first argument times its tokenizer.json instead of a generated one.
+#
+#   bench/tokenizer-micro.sh [MODEL_DIR] [message lengths in words..., default 8 64 512]
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/lib-serving.sh"
+tb_run_micro dev.tandem.tokenizer.TokenizeMicro dev/tandem/bench/micro/Timing.java \
+  dev/tandem/tokenizer/TokenizeMicro.java -- "$@"
