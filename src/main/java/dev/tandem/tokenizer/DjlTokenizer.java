@@ -20,10 +20,11 @@ import java.util.Map;
  *
  * <p>Encoding asks the native library for the ids alone. DJL's {@code encode} also fetches every
  * other field of the encoding (the tokens as Java strings, their character spans as objects, type,
- * word and sequence ids, masks) across JNI, which costs several times the tokenizing itself for a
- * chat prompt. DJL prepares the text first where its options or the folder's {@code
- * tokenizer_config.json} ask (a prefix space, lower case, accents stripped); {@link #load} checks
- * on a probe text that the ids-only call gives DJL's ids and keeps DJL's call where it does not.
+ * word and sequence ids, masks) across JNI, which adds about half again to the tokenizing of a
+ * chat prompt (bench/tokenizer-micro.sh). DJL prepares the text first where its options or the
+ * folder's {@code tokenizer_config.json} ask (a prefix space, lower case, accents stripped); the
+ * constructor checks on a probe text that the ids-only call gives DJL's ids and keeps DJL's call
+ * where it does not.
  */
 public final class DjlTokenizer implements TextTokenizer {
   public static final String FILE_NAME = "tokenizer.json";
@@ -41,12 +42,12 @@ public final class DjlTokenizer implements TextTokenizer {
   private final HuggingFaceTokenizer tokenizer;
   private final int vocabSize;
   /** The ids-only call gives DJL's ids (no preparation of the text is configured). */
-  private final boolean idsOnly;
+  private final boolean direct;
 
   DjlTokenizer(HuggingFaceTokenizer tokenizer, int vocabSize) {
     this.tokenizer = tokenizer;
     this.vocabSize = vocabSize;
-    this.idsOnly = Arrays.equals(viaDjl(PROBE), idsOnly(PROBE));
+    this.direct = Arrays.equals(viaDjl(PROBE), idsOnly(PROBE));
   }
 
   /** Loads {@code modelDir/tokenizer.json}; slow (native library, parsing): call off event loops. */
@@ -87,12 +88,12 @@ public final class DjlTokenizer implements TextTokenizer {
 
   @Override
   public int[] encode(String text) {
-    return idsOnly ? idsOnly(text) : viaDjl(text);
+    return direct ? idsOnly(text) : viaDjl(text);
   }
 
   /** Whether {@link #encode} takes the ids-only call (false: DJL prepares this tokenizer's text). */
   boolean encodesIdsOnly() {
-    return idsOnly;
+    return direct;
   }
 
   /** DJL's encode: the text prepared as configured, every field of the encoding fetched. */
