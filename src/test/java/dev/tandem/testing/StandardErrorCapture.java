@@ -8,15 +8,15 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * What the process writes to standard error while it is open (the log lines of slf4j-simple, which
- * looks System.err up at each line), still passed on to the real standard error. Closing puts the
- * real one back.
+ * looks System.err up at each line), still passed on to the real standard error unless the capture
+ * is {@link #silent()}. Closing puts the real one back.
  */
 public final class StandardErrorCapture implements AutoCloseable {
 
   private final PrintStream real = System.err;
   private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
 
-  private StandardErrorCapture() {
+  private StandardErrorCapture(boolean passOn) {
     OutputStream both = new OutputStream() {
       @Override
       public void write(int b) throws IOException {
@@ -28,14 +28,24 @@ public final class StandardErrorCapture implements AutoCloseable {
         synchronized (captured) {
           captured.write(bytes, off, len);
         }
-        real.write(bytes, off, len);
+        if (passOn) {
+          real.write(bytes, off, len);
+        }
       }
     };
     System.setErr(new PrintStream(both, true, StandardCharsets.UTF_8));
   }
 
   public static StandardErrorCapture start() {
-    return new StandardErrorCapture();
+    return new StandardErrorCapture(true);
+  }
+
+  /**
+   * A capture that keeps what it reads from the real standard error: for a test that provokes a
+   * warning on purpose (a control), so that a build's log shows none it should not.
+   */
+  public static StandardErrorCapture silent() {
+    return new StandardErrorCapture(false);
   }
 
   /** What was written so far. */
