@@ -76,6 +76,23 @@ class DjlTokenizerTest {
     }
   }
 
+  /**
+   * A folder whose tokenizer_config.json asks for a prefix space: whether or not DJL applies it,
+   * encoding gives DJL's ids.
+   */
+  @Test
+  void aFolderAskingForAPrefixSpaceEncodesAsDjlDoes(@TempDir Path other) throws Exception {
+    TokenizerFilesWriter.write(other, 1024, 4096, 3);
+    Files.writeString(other.resolve("tokenizer_config.json"),
+        new JsonObject().put("add_prefix_space", true).put("tokenizer_class", "GPT2Tokenizer")
+            .encode());
+    try (DjlTokenizer t = DjlTokenizer.load(other)) {
+      for (String text : TEXTS) {
+        assertArrayEquals(t.viaDjl(text), t.encode(text), text);
+      }
+    }
+  }
+
   /** Encoding after close fails as DJL's did, and a null text is refused, not sent to JNI. */
   @Test
   void closedOrNullIsRefused() throws Exception {
