@@ -21,10 +21,10 @@ import java.util.Map;
  * <p>Encoding asks the native library for the ids alone. DJL's {@code encode} also fetches every
  * other field of the encoding (the tokens as Java strings, their character spans as objects, type,
  * word and sequence ids, masks) across JNI, which adds about half again to the tokenizing of a
- * chat prompt (bench/tokenizer-micro.sh). DJL prepares the text first where its options or the
- * folder's {@code tokenizer_config.json} ask (a prefix space, lower case, accents stripped); the
- * constructor checks on a probe text that the ids-only call gives DJL's ids and keeps DJL's call
- * where it does not.
+ * chat prompt (bench/tokenizer-micro.sh). DJL prepares the text first where it is configured to
+ * (a prefix space, lower case, accents stripped: its options, or a {@code tokenizer_config.json}
+ * it is given, which {@link #load} does not); the constructor checks on a probe text that the
+ * ids-only call gives DJL's ids and keeps DJL's call where it does not.
  */
 public final class DjlTokenizer implements TextTokenizer {
   public static final String FILE_NAME = "tokenizer.json";
