@@ -60,19 +60,34 @@ public final class ChatAnswer {
     }
     for (Object o : choices) {
       JsonObject c = (JsonObject) o;
-      int index = c.getInteger("index", 0);
-      String text = c.getString("text", "");
-      JsonObject logprobs = c.getJsonObject("logprobs");
-      if (!text.isEmpty() || logprobs != null) {
-        out.addAll(chunks.text(index, text,
-            logprobs == null ? null : TokenLogprob.fromCompletion(logprobs)));
-      }
-      String finish = c.getString("finish_reason");
-      if (finish != null) {
-        out.addAll(chunks.finish(index, finish));
-      }
+      choiceChunks(c.getInteger("index", 0), c.getString("text", ""), c.getJsonObject("logprobs"),
+          c.getString("finish_reason"), out);
     }
     return out;
+  }
+
+  /**
+   * The chat chunks for one choice's completion delta (its fields, as {@link #chunks} reads them
+   * from the completion chunk), in order: its text, then its finish reason.
+   *
+   * @param logprobs the completion's logprobs of the delta, or null
+   * @param finishReason null until the choice ends
+   */
+  public List<JsonObject> chunks(int index, String text, JsonObject logprobs, String finishReason) {
+    List<JsonObject> out = new ArrayList<>();
+    choiceChunks(index, text, logprobs, finishReason, out);
+    return out;
+  }
+
+  private void choiceChunks(int index, String text, JsonObject logprobs, String finishReason,
+      List<JsonObject> out) {
+    if (!text.isEmpty() || logprobs != null) {
+      out.addAll(chunks.text(index, text,
+          logprobs == null ? null : TokenLogprob.fromCompletion(logprobs)));
+    }
+    if (finishReason != null) {
+      out.addAll(chunks.finish(index, finishReason));
+    }
   }
 
   /**

@@ -42,6 +42,22 @@ class ChatAnswerTest {
         .put("top_logprobs", new JsonArray().add(new JsonObject().put(token, value).put(alt, altValue)));
   }
 
+  /** A choice's delta given by its fields makes the chunks its completion chunk makes. */
+  @Test
+  void aDeltasFieldsMakeTheChunksItsCompletionChunkMakes() {
+    for (boolean tools : new boolean[] {false, true}) {
+      ChatAnswer byJson = new ChatAnswer("chatcmpl-1", 7, "m", 2, tools, ids());
+      ChatAnswer byFields = new ChatAnswer("chatcmpl-1", 7, "m", 2, tools, ids());
+      JsonObject[] deltas = {choice(0, "Hi", logprobs("Hi", -0.5, "Yo", -1.5), null),
+          choice(1, "", null, null), choice(1, "<tool_call>{\"name\": \"f\", \"arguments\": {}}",
+              null, null), choice(0, "!", null, "stop"), choice(1, "</tool_call>", null, "stop")};
+      for (JsonObject d : deltas) {
+        assertEquals(byJson.chunks(completionChunk(d.copy())), byFields.chunks(d.getInteger("index"),
+            d.getString("text"), d.getJsonObject("logprobs"), d.getString("finish_reason")), d.encode());
+      }
+    }
+  }
+
   @Test
   void streamedChunksCarryRoleTextLogprobsFinishAndUsage() {
     ChatAnswer answer = new ChatAnswer("chatcmpl-1", 7, "m", 2, false, ids());

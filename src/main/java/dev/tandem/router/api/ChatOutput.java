@@ -33,7 +33,9 @@ final class ChatOutput implements ClientOutput {
       out.write(new ChatContentChunk(answer, d.index(), d.text())); // the per-token path
       return;
     }
-    for (JsonObject c : answer.chunks(chunk.toJson())) {
+    // a choice's delta by its fields; any other chunk through its completion JSON
+    for (JsonObject c : d != null ? answer.chunks(d.index(), d.text(), d.logprobs(), d.finishReason())
+        : answer.chunks(chunk.toJson())) {
       out.write(new JsonChunk(c));
     }
   }
