@@ -75,8 +75,8 @@ public final class TokenizeMicro {
   private static String prompt(int words) {
     String[] vocab = {"the", "river", "was", "low", "that", "summer,", "and", "people", "in",
         "town", "said", "it", "a", "good", "day.", "Routers", "route", "requests", "to", "engines"};
-    StringBuilder sb = new StringBuilder("<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n"
-        + "<|im_start|>user\n");
+    StringBuilder sb = new StringBuilder(
+        "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n");
     for (int i = 0; i < words; i++) {
       sb.append(i == 0 ? "" : " ").append(vocab[(i * 7) % vocab.length]);
     }

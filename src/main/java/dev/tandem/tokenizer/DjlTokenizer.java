@@ -91,7 +91,7 @@ public final class DjlTokenizer implements TextTokenizer {
     return direct ? idsOnly(text) : viaDjl(text);
   }
 
-  /** Whether {@link #encode} takes the ids-only call (false: DJL prepares this tokenizer's text). */
+  /** Whether {@link #encode} takes the ids-only call (false: DJL prepares this text first). */
   boolean encodesIdsOnly() {
     return direct;
   }

@@ -10,6 +10,7 @@ import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -53,7 +54,7 @@ class DjlTokenizerTest {
   @Test
   void idsOnlyEncodingGivesDjlsIds() {
     assertTrue(tok.encodesIdsOnly());
-    List<String> texts = new java.util.ArrayList<>(TEXTS);
+    List<String> texts = new ArrayList<>(TEXTS);
     texts.add("<|im_start|>user\nhi<|im_end|>");
     texts.add(DjlTokenizer.PROBE);
     for (String t : texts) {

@@ -6,6 +6,7 @@ import dev.tandem.router.dispatch.ClientChunk;
 import dev.tandem.router.dispatch.ClientOutput;
 import io.vertx.core.Handler;
 import io.vertx.core.json.JsonObject;
+import java.util.List;
 
 /**
  * A chat's answer in front of the transport's output: the completion flow writes completion
@@ -34,8 +35,10 @@ final class ChatOutput implements ClientOutput {
       return;
     }
     // a choice's delta by its fields; any other chunk through its completion JSON
-    for (JsonObject c : d != null ? answer.chunks(d.index(), d.text(), d.logprobs(), d.finishReason())
-        : answer.chunks(chunk.toJson())) {
+    List<JsonObject> chat = d != null
+        ? answer.chunks(d.index(), d.text(), d.logprobs(), d.finishReason())
+        : answer.chunks(chunk.toJson());
+    for (JsonObject c : chat) {
       out.write(new JsonChunk(c));
     }
   }
