@@ -3,6 +3,7 @@ package dev.tandem.tokenizer;
 import dev.tandem.bench.micro.Timing;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.Function;
 
 /**
  * A prompt's tokenization in the router (bench/tokenizer-micro.sh): DJL's encode, which fetches
@@ -51,24 +52,23 @@ public final class TokenizeMicro {
         String prompt = prompt(n);
         int tokens = tok.idsOnly(prompt).length;
         int count = Math.max(20, 20_000 / Math.max(1, tokens));
-        double djl = Timing.nsPerOp(c -> {
-          long s = 0;
-          for (int i = 0; i < c; i++) {
-            s += tok.viaDjl(prompt).length;
-          }
-          return s;
-        }, count, 15);
-        double ids = Timing.nsPerOp(c -> {
-          long s = 0;
-          for (int i = 0; i < c; i++) {
-            s += tok.idsOnly(prompt).length;
-          }
-          return s;
-        }, count, 15);
+        double djl = nsPerEncode(tok::viaDjl, prompt, count);
+        double ids = nsPerEncode(tok::idsOnly, prompt, count);
         System.out.printf("| %d | %d | %.1f | %.1f | %.2f |%n", n, tokens, djl / 1000, ids / 1000,
             ids / djl);
       }
     }
+  }
+
+  /** ns per encode of {@code prompt} by {@code encode}: median of 15 rounds after 15 warm-ups. */
+  private static double nsPerEncode(Function<String, int[]> encode, String prompt, int count) {
+    return Timing.nsPerOp(c -> {
+      long s = 0;
+      for (int i = 0; i < c; i++) {
+        s += encode.apply(prompt).length;
+      }
+      return s;
+    }, count, 15);
   }
 
   /** A one-message chat as a ChatML template renders it, the message {@code words} words long. */
