@@ -9,8 +9,11 @@ import java.nio.file.Path;
 public interface TokenizerLoader {
   TextTokenizer load(Path modelDir) throws Exception;
 
-  /** The Hugging Face {@code tokenizer.json} of the model folder, through DJL. */
+  /**
+   * The Hugging Face {@code tokenizer.json} of the model folder, through DJL, keeping the ids of
+   * conversations' beginnings (a chat's history is tokenized once, not every turn).
+   */
   static TokenizerLoader djl() {
-    return DjlTokenizer::load;
+    return dir -> DjlTokenizer.load(dir, DjlTokenizer.PREFIX_CHARS);
   }
 }

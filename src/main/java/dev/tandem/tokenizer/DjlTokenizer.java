@@ -12,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link TextTokenizer} over a model folder's {@code tokenizer.json}, run by the Hugging Face
@@ -25,9 +27,14 @@ import java.util.Map;
  * (a prefix space, lower case, accents stripped: its options, or a {@code tokenizer_config.json}
  * it is given, which {@link #load} does not); the constructor checks on a probe text that the
  * ids-only call gives DJL's ids and keeps DJL's call where it does not.
+ *
+ * <p>A long text is cut where the tokenizer splits anyway ({@link TokenizerSegments}), and the
+ * ids of its beginning are kept ({@link PrefixIds}): a conversation's history, which every turn's
+ * prompt repeats, is tokenized once.
  */
 public final class DjlTokenizer implements TextTokenizer {
   public static final String FILE_NAME = "tokenizer.json";
+  private static final Logger LOG = LoggerFactory.getLogger(DjlTokenizer.class);
 
   static {
     // DJL probes a cloud metadata address unless told it is offline before first use.
@@ -39,33 +46,82 @@ public final class DjlTokenizer implements TextTokenizer {
   /** Differs from itself under each preparation DJL may make: first word, case, an accent. */
   static final String PROBE = "Probe: Ab \u00e9t\u00e9, cAsE.";
 
+  /**
+   * The chars of texts' beginnings whose ids a router's tokenizer keeps: 16 Mi, or a 32nd of the
+   * heap where that is less (a char and its share of the ids take about 2-3 bytes).
+   */
+  public static final long PREFIX_CHARS = Math.min(16L << 20, Runtime.getRuntime().maxMemory() / 32);
+
   private final HuggingFaceTokenizer tokenizer;
   private final int vocabSize;
   /** The ids-only call gives DJL's ids (no preparation of the text is configured). */
   private final boolean direct;
+  /** Null where texts are not cut: no cut points, or DJL prepares the whole text. */
+  private final PrefixIds prefixIds;
 
   DjlTokenizer(HuggingFaceTokenizer tokenizer, int vocabSize) {
+    this(tokenizer, vocabSize, TokenizerSegments.none(), 0);
+  }
+
+  /**
+   * @param segments where a text may be cut and tokenized in pieces
+   * @param prefixChars the chars of texts' beginnings whose ids are kept at most
+   */
+  DjlTokenizer(HuggingFaceTokenizer tokenizer, int vocabSize, TokenizerSegments segments,
+      long prefixChars) {
     this.tokenizer = tokenizer;
     this.vocabSize = vocabSize;
     this.direct = Arrays.equals(viaDjl(PROBE), idsOnly(PROBE));
+    this.prefixIds = direct && segments.any() && prefixChars > 0
+        ? new PrefixIds(segments, this::idsOnly, prefixChars) : null;
   }
 
   /** Loads {@code modelDir/tokenizer.json}; slow (native library, parsing): call off event loops. */
   public static DjlTokenizer load(Path modelDir) throws IOException {
+    return load(modelDir, 0);
+  }
+
+  /**
+   * Loads {@code modelDir/tokenizer.json}, keeping the ids of long texts' beginnings where the
+   * tokenizer allows ({@link PrefixIds}): a router's, which tokenizes every turn of every
+   * conversation. Says in the log which.
+   *
+   * @param prefixChars the chars of beginnings kept at most; 0: none ({@link #PREFIX_CHARS} is a
+   *     router's)
+   */
+  public static DjlTokenizer load(Path modelDir, long prefixChars) throws IOException {
     Path file = modelDir.resolve(FILE_NAME);
     if (!Files.isRegularFile(file)) {
       throw new IOException(file + ": missing (the model folder needs a Hugging Face tokenizer.json)");
     }
-    int vocab = countVocab(file);
+    JsonObject json;
+    try {
+      json = new JsonObject(Files.readString(file, StandardCharsets.UTF_8));
+    } catch (DecodeException e) {
+      throw new IOException(file + ": not a valid tokenizer.json: " + e.getMessage(), e);
+    }
+    int vocab = countVocab(file, json);
     HuggingFaceTokenizer t = HuggingFaceTokenizer.builder().optTokenizerPath(file)
         .optTruncation(false).optPadding(false).optAddSpecialTokens(false).build();
-    return new DjlTokenizer(t, vocab);
+    TokenizerSegments segments = TokenizerSegments.of(json);
+    DjlTokenizer loaded = new DjlTokenizer(t, vocab, segments, prefixChars);
+    if (prefixChars > 0) {
+      if (loaded.prefixIds != null) {
+        LOG.info("tokenizer: the ids of long prompts' beginnings are kept, so a conversation's"
+            + " history is tokenized once (prompts cut after {}; at most {} Ki chars kept)",
+            segments.boundaries(), prefixChars >> 10);
+      } else {
+        LOG.info("tokenizer: every prompt is tokenized whole, a conversation's history every turn"
+            + " ({})", loaded.direct ? segments.whyNone()
+            : "the tokenizer prepares the whole text first");
+      }
+    }
+    return loaded;
   }
 
   /** Highest id in the BPE vocabulary or among the added tokens, plus one. */
-  private static int countVocab(Path file) throws IOException {
+  private static int countVocab(Path file, JsonObject json) throws IOException {
     try {
-      JsonObject json = new JsonObject(Files.readString(file, StandardCharsets.UTF_8));
       int max = -1;
       JsonObject model = json.getJsonObject("model");
       JsonObject vocab = model == null ? null : model.getJsonObject("vocab");
@@ -81,14 +137,27 @@ public final class DjlTokenizer implements TextTokenizer {
         }
       }
       return max + 1;
-    } catch (DecodeException | ClassCastException | NullPointerException e) {
+    } catch (ClassCastException | NullPointerException e) {
       throw new IOException(file + ": not a valid tokenizer.json: " + e.getMessage(), e);
     }
   }
 
   @Override
   public int[] encode(String text) {
+    if (prefixIds != null) {
+      return prefixIds.encode(text);
+    }
     return direct ? idsOnly(text) : viaDjl(text);
+  }
+
+  /** The cache of texts' beginnings (null where texts are not cut), for tests and benchmarks. */
+  PrefixIds prefixIds() {
+    return prefixIds;
+  }
+
+  /** How many encodes found a kept beginning of their text (0 where none are kept). */
+  public long keptBeginningsFound() {
+    return prefixIds == null ? 0 : prefixIds.stats()[2];
   }
 
   /** Whether {@link #encode} takes the ids-only call (false: DJL prepares this text first). */

@@ -185,6 +185,34 @@ class ChatEndToEndIT {
     }
   }
 
+  /**
+   * A long conversation, turn after turn: the router tokenizes each turn's history from the ids
+   * it kept of the last turn's prompt (DjlTokenizer's PrefixIds), and every answer is still the
+   * completion of the whole rendered prompt, tokenized whole by the engine.
+   */
+  @Test
+  void aLongConversationsTurnsAreTheCompletionsOfTheirWholePrompts() {
+    StringBuilder story = new StringBuilder();
+    for (int i = 0; story.length() < 1500; i++) {
+      story.append("Line ").append(i).append(": the river was low that summer, and the town said so.\n");
+    }
+    List<String> turns = new ArrayList<>(List.of("Read this story.\n" + story));
+    long foundBefore = ((dev.tandem.tokenizer.DjlTokenizer) fleet.tokenizer()).keptBeginningsFound();
+    for (int turn = 0; turn < 4; turn++) {
+      JsonObject chat = new JsonObject().put("model", fleet.model.toString())
+          .put("messages", messages(turns.toArray(String[]::new))).put("max_completion_tokens", 6)
+          .put("temperature", 0).put("logprobs", true).put("top_logprobs", 2);
+      Answer reference = completion(chat);
+      Answer routed = wholeChat(turn % 2 == 0 ? roundRobin : disagg, chat);
+      assertEquals(reference, routed, "turn " + turn);
+      turns.add(routed.text());
+      turns.add("And then, in turn " + turn + "?");
+    }
+    long found = ((dev.tandem.tokenizer.DjlTokenizer) fleet.tokenizer()).keptBeginningsFound()
+        - foundBefore;
+    assertTrue(found >= 3, "the later turns found their history kept: " + found);
+  }
+
   @Test
   void chatOverTheEventBusIsTheSameAnswer() throws Exception {
     JsonObject chat = new JsonObject().put("messages", messages("Say something on the bus."))

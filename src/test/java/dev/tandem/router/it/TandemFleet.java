@@ -110,6 +110,11 @@ final class TandemFleet {
     return config.get(ROUTER_PORT);
   }
 
+  /** The routers' tokenizer, as the supervisor loaded it. */
+  TextTokenizer tokenizer() {
+    return tokenizer;
+  }
+
   int enginePort(int id) {
     return config.get(ENDPOINT_PORTS).get(id);
   }
