@@ -15,7 +15,9 @@
 # router; bench/compare-profiles.py then puts the two side by side in microseconds per
 # request), CONNS (64), WARMUP_CONNS (CONNS: 64 warms a one-connection profile as the zero pass
 # warms its routers), STREAM (1; 0 for non-streaming), API
-# (completions; chat: POST /v1/chat/completions with one user message, through the chat template),
+# (completions; chat: POST /v1/chat/completions with one user message, through the chat template,
+# after CHAT_HISTORY_WORDS (0) words of earlier turns, 100 words a message: every request the same
+# conversation, so a router that keeps prompts' beginnings tokenizes only the last turn's tail),
 # WARMUP_SECONDS (30), PROFILE_SECONDS (15), EVENT (cpu: perf_events, which charges kernel time to
 # the kernel code that spent it; itimer where perf_events are not allowed, but on a VM it charges
 # ~1.7x the real share to system calls: 72% vs 42% of the loop, with /proc saying 37% system
@@ -97,9 +99,22 @@ path=/v1/completions
 if [[ "${API:-completions}" == chat ]]; then
   path=/v1/chat/completions
   body="$WORK/body-chat.json"
-  printf '{"messages":[{"role":"user","content":"Tell me about routers."}],"max_tokens":%d,"stream":%s%s,"debug_config":{"ignore_eos":true}}' \
-    "$OUTPUT_LEN" "$([[ "$STREAM" == 1 ]] && echo true || echo false)" \
-    "$([[ "$STREAM" == 1 ]] && echo ',"stream_options":{"include_usage":true}')" >"$body"
+  python3 - "$body" "${CHAT_HISTORY_WORDS:-0}" "$OUTPUT_LEN" "$STREAM" <<'PY'
+import json, sys
+path, words, output_len, stream = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
+vocab = "the river was low that summer and people in town said it a good day routers route".split()
+messages, turn = [], 0
+while sum(len(m["content"].split()) for m in messages) < words:
+    messages.append({"role": "user" if turn % 2 == 0 else "assistant",
+                     "content": " ".join(vocab[(i * 7 + turn) % len(vocab)] for i in range(100))})
+    turn += 1
+messages.append({"role": "user", "content": "Tell me about routers."})
+body = {"messages": messages, "max_tokens": output_len, "stream": stream,
+        "debug_config": {"ignore_eos": True}}
+if stream:
+    body["stream_options"] = {"include_usage": True}
+open(path, "w").write(json.dumps(body, separators=(",", ":")))
+PY
   curl -sf -H 'content-type: application/json' --data-binary "@$body" \
     "http://127.0.0.1:$router_port$path" >"$WORK/check-chat.txt" \
     || tb_die "the router does not answer a chat request (router log: $WORK/router.log)"
