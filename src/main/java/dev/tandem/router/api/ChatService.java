@@ -2,6 +2,7 @@ package dev.tandem.router.api;
 
 import dev.tandem.api.ApiError;
 import dev.tandem.api.CompletionRequest;
+import dev.tandem.api.JsonInts;
 import dev.tandem.chat.ChatAnswer;
 import dev.tandem.chat.ChatRequest;
 import dev.tandem.chat.ChatSetup;
@@ -101,11 +102,9 @@ public final class ChatService {
         body.put(e.getKey(), e.getValue());
       }
     });
-    JsonArray prompt = new JsonArray();
-    for (int id : promptIds) {
-      prompt.add(id);
-    }
-    body.put("prompt", prompt);
+    // a view of the ids, which CompletionRequest and the engine body take as they are (boxing
+    // each id and reading it back: 6% of the event loop's samples for a 2,000-token chat)
+    body.put("prompt", new JsonArray(new JsonInts(promptIds)));
     if (request.sampling().maxTokens() != null) {
       body.put("max_tokens", request.sampling().maxTokens());
     }
