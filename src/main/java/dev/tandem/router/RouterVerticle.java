@@ -186,6 +186,10 @@ public final class RouterVerticle extends VerticleBase {
     CompletionService service = new CompletionService(vertx, options, model, tokenizer, dispatcher,
         metrics, registry::statuses);
     ChatService chatService = new ChatService(vertx, service, tokenizer, chat);
+    if (tokenizer != null && tokenizer.keptBeginnings() != null) {
+      metrics.promptBeginnings(() -> tokenizer.keptBeginnings().found(),
+          () -> tokenizer.keptBeginnings().missed(), () -> tokenizer.keptBeginnings().chars());
+    }
     Admission admission = new Admission(vertx, options, metrics.ops()::rejected);
     metrics.ops().admission(admission.gate()::running, admission.gate()::queued);
     RequestRunner runner = new RequestRunner(access, admission, metrics.ops(),

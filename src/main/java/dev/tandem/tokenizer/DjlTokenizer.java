@@ -155,9 +155,9 @@ public final class DjlTokenizer implements TextTokenizer {
     return prefixIds;
   }
 
-  /** How many encodes found a kept beginning of their text (0 where none are kept). */
-  public long keptBeginningsFound() {
-    return prefixIds == null ? 0 : prefixIds.stats()[2];
+  @Override
+  public KeptBeginnings keptBeginnings() {
+    return prefixIds == null ? null : prefixIds.stats();
   }
 
   /** Whether {@link #encode} takes the ids-only call (false: DJL prepares this text first). */

@@ -119,9 +119,8 @@ final class PrefixIds {
     }
   }
 
-  /** Cached beginnings, their chars, encodes that found one and encodes that did not. */
-  synchronized long[] stats() {
-    return new long[] {entries.size(), chars, hits.sum(), misses.sum()};
+  synchronized KeptBeginnings stats() {
+    return new KeptBeginnings(entries.size(), chars, hits.sum(), misses.sum());
   }
 
   private record Key(int length, long hash) {}

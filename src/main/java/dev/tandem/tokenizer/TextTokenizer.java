@@ -9,6 +9,11 @@ public interface TextTokenizer extends AutoCloseable {
 
   int vocabSize();
 
+  /** What keeping prompts' beginnings has done; null where this tokenizer keeps none. */
+  default KeptBeginnings keptBeginnings() {
+    return null;
+  }
+
   @Override
   void close();
 }

@@ -1,7 +1,6 @@
 package dev.tandem.tokenizer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -66,7 +65,7 @@ class PrefixIdsTest {
   void everyTurnsPromptGetsTheWholeTextsIds() {
     PrefixIds cache = tok.prefixIds();
     assertNotNull(cache, "the generated tokenizer's markers are cut points");
-    long hitsBefore = cache.stats()[2];
+    long hitsBefore = cache.stats().found();
     Random random = new Random(7);
     for (int conversation = 0; conversation < 20; conversation++) {
       StringBuilder history = new StringBuilder(message("system", content(random, 150)));
@@ -80,7 +79,7 @@ class PrefixIdsTest {
         history.append(message("assistant", content(random, 1 + random.nextInt(60))));
       }
     }
-    long hits = cache.stats()[2] - hitsBefore;
+    long hits = cache.stats().found() - hitsBefore;
     assertTrue(hits >= 20 * 3, "later turns found their history: " + hits + " hits");
   }
 
@@ -111,7 +110,8 @@ class PrefixIdsTest {
               "conversation " + conversation + ", turn " + turn);
         }
       }
-      assertTrue(llama.prefixIds().stats()[2] >= 10, "hits " + llama.prefixIds().stats()[2]);
+      long found = llama.prefixIds().stats().found();
+      assertTrue(found >= 10, "later turns found their history: " + found);
     }
   }
 
@@ -120,7 +120,7 @@ class PrefixIdsTest {
   void beginningsAreKeptOnlyWhenAskedFor() throws Exception {
     try (DjlTokenizer plain = DjlTokenizer.load(dir)) {
       assertNull(plain.prefixIds());
-      assertEquals(0, plain.keptBeginningsFound());
+      assertNull(plain.keptBeginnings());
     }
     assertThrows(NullPointerException.class, () -> tok.encode(null));
   }
@@ -153,10 +153,10 @@ class PrefixIdsTest {
       String prompt = message("user", content(random, 400)) + "<|im_start|>assistant\n";
       assertTrue(prompt.length() >= PrefixIds.MIN_CHARS);
       assertArrayEquals(tok.idsOnly(prompt), small.encode(prompt));
-      long[] stats = small.stats();
-      assertTrue(stats[1] <= 3 * PrefixIds.MIN_CHARS, "chars " + stats[1]);
+      long chars = small.stats().chars();
+      assertTrue(chars <= 3 * PrefixIds.MIN_CHARS, "chars " + chars);
     }
-    assertTrue(small.stats()[0] >= 1);
+    assertTrue(small.stats().kept() >= 1);
   }
 
   /** Threads sharing the cache each get their own text's ids. */

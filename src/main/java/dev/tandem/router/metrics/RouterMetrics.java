@@ -3,6 +3,7 @@ package dev.tandem.router.metrics;
 import dev.tandem.router.policy.CacheAwarePolicy;
 import dev.tandem.router.policy.LoadGauges;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.LongSupplier;
 
 /**
  * The router's meters, in a Micrometer {@link PrometheusMeterRegistry} of its own (one per router
@@ -71,9 +73,32 @@ public final class RouterMetrics {
   private final java.util.concurrent.ConcurrentHashMap<String, Counter> decisions =
       new java.util.concurrent.ConcurrentHashMap<>();
 
+  /** What the prompt-beginnings meters read (Micrometer keeps a meter's state only weakly). */
+  private List<LongSupplier> promptBeginnings = List.of();
+
   public RouterMetrics() {
     Gauge.builder("tandem_reservations_open", reservationsOpen, AtomicLong::get)
         .description("KV reservations made by prep_recv not yet claimed or released.")
+        .register(registry);
+  }
+
+  /**
+   * The router's tokenizer keeps the ids of long prompts' beginnings: lookups that found one and
+   * that did not, and the chars kept (read when the page is).
+   */
+  public void promptBeginnings(LongSupplier found, LongSupplier missed, LongSupplier chars) {
+    promptBeginnings = List.of(found, missed, chars);
+    for (String result : List.of("found", "missed")) {
+      FunctionCounter.builder("tandem_router_prompt_beginnings_total",
+              result.equals("found") ? found : missed, LongSupplier::getAsLong)
+          .tag("result", result)
+          .description("Long prompts (chats' conversations) whose beginning's token ids the"
+              + " router had kept (found), or not (missed: a first turn, or a history dropped"
+              + " for room).")
+          .register(registry);
+    }
+    Gauge.builder("tandem_router_prompt_beginnings_chars", chars, LongSupplier::getAsLong)
+        .description("Chars of prompts' beginnings whose token ids the router keeps.")
         .register(registry);
   }
 

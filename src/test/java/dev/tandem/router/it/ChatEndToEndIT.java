@@ -197,7 +197,7 @@ class ChatEndToEndIT {
       story.append("Line ").append(i).append(": the river was low that summer, and the town said so.\n");
     }
     List<String> turns = new ArrayList<>(List.of("Read this story.\n" + story));
-    long foundBefore = ((dev.tandem.tokenizer.DjlTokenizer) fleet.tokenizer()).keptBeginningsFound();
+    long foundBefore = fleet.tokenizer().keptBeginnings().found();
     for (int turn = 0; turn < 4; turn++) {
       JsonObject chat = new JsonObject().put("model", fleet.model.toString())
           .put("messages", messages(turns.toArray(String[]::new))).put("max_completion_tokens", 6)
@@ -208,9 +208,16 @@ class ChatEndToEndIT {
       turns.add(routed.text());
       turns.add("And then, in turn " + turn + "?");
     }
-    long found = ((dev.tandem.tokenizer.DjlTokenizer) fleet.tokenizer()).keptBeginningsFound()
+    long found = fleet.tokenizer().keptBeginnings().found()
         - foundBefore;
     assertTrue(found >= 3, "the later turns found their history kept: " + found);
+    HttpResponse<String> metrics = fleet.get(roundRobin, "/metrics");
+    assertEquals(200, metrics.statusCode());
+    java.util.regex.Matcher m = java.util.regex.Pattern
+        .compile("tandem_router_prompt_beginnings_total\\{result=\"found\"\\} (\\S+)")
+        .matcher(metrics.body());
+    assertTrue(m.find(), metrics.body());
+    assertTrue(Double.parseDouble(m.group(1)) >= 3, m.group());
   }
 
   @Test
