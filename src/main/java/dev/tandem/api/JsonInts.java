@@ -24,6 +24,17 @@ public final class JsonInts extends AbstractList<Integer> implements RandomAcces
     this(ids, null);
   }
 
+  /**
+   * The ids with their JSON text written now, on the caller's thread: a tokenizer's worker, so
+   * that an event loop copies the bytes into engine bodies rather than writing each id (a
+   * 2,000-token chat's ids took about a tenth of the loop's time for the request).
+   */
+  public static JsonInts written(int[] ids) {
+    JsonBytes out = JsonBytes.threadWriter();
+    out.value(new JsonInts(ids));
+    return new JsonInts(ids, out.toBytes());
+  }
+
   /** @param json the array's JSON text as written compactly ({@code [1,2,3]}), or null */
   JsonInts(int[] ids, byte[] json) {
     this.ids = ids;

@@ -2,6 +2,7 @@ package dev.tandem.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -134,6 +135,20 @@ class JsonBytesTest {
     assertNotNull(ids.json(), "compact bytes are kept");
     assertEquals(json, fast(read));
     assertSameAsCodec(read);
+  }
+
+  /** Ids written ahead (a tokenizer's worker) carry the bytes the writer would have written. */
+  @Test
+  void tokenIdsWrittenAheadAreTheirJson() {
+    int[][] cases = {{}, {0}, {7, 128, 32_000, 151_643, Integer.MAX_VALUE, 5, 42}};
+    for (int[] ids : cases) {
+      JsonInts written = JsonInts.written(ids);
+      assertSame(ids, written.ids());
+      assertEquals(fast(new JsonObject().put("prompt", new JsonInts(ids))),
+          "{\"prompt\":" + new String(written.json(), java.nio.charset.StandardCharsets.US_ASCII)
+              + "}");
+      assertSameAsCodec(new JsonObject().put("prompt", written).put("n", 1));
+    }
   }
 
   @Test

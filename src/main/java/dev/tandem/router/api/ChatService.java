@@ -12,7 +12,6 @@ import dev.tandem.router.upstream.Cancellation;
 import dev.tandem.tokenizer.TextTokenizer;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.Set;
 
@@ -69,9 +68,10 @@ public final class ChatService {
     } catch (ApiError e) {
       return Future.failedFuture(e);
     }
-    return vertx.executeBlocking(() -> tokenizer.encode(template.render(request)), false)
+    return vertx.executeBlocking(
+            () -> JsonInts.written(tokenizer.encode(template.render(request))), false)
         .compose(ids -> {
-          if (ids.length == 0) {
+          if (ids.isEmpty()) {
             return Future.failedFuture(ApiError.invalid("messages",
                 "the chat template rendered these messages as an empty prompt"));
           }
@@ -95,16 +95,16 @@ public final class ChatService {
    * {@code max_tokens}) and chat logprobs as completion logprobs ({@code top_logprobs}
    * alternatives per token).
    */
-  static JsonObject completionBody(JsonObject chat, ChatRequest request, int[] promptIds) {
+  static JsonObject completionBody(JsonObject chat, ChatRequest request, JsonInts promptIds) {
     JsonObject body = new JsonObject();
     chat.forEach(e -> {
       if (!NOT_FOR_ENGINES.contains(e.getKey())) {
         body.put(e.getKey(), e.getValue());
       }
     });
-    // a view of the ids, which CompletionRequest and the engine body take as they are (boxing
-    // each id and reading it back: 6% of the event loop's samples for a 2,000-token chat)
-    body.put("prompt", new JsonArray(new JsonInts(promptIds)));
+    // the ids and their JSON text, which CompletionRequest and the engine body take as they are
+    // (boxing each id and reading it back: 6% of the event loop's samples for a 2,000-token chat)
+    body.put("prompt", promptIds); // as JsonTree holds a client's ids: read as a JsonArray
     if (request.sampling().maxTokens() != null) {
       body.put("max_tokens", request.sampling().maxTokens());
     }

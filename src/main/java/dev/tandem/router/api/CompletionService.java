@@ -80,32 +80,38 @@ public final class CompletionService {
       return Future.failedFuture(e);
     }
     if (!request.prompt().isText()) {
-      return tokenized(body, request, request.prompt().tokenIds(), cancellation);
+      int[] ids = request.prompt().tokenIds();
+      // the ids as the client's body held them (with their bytes, when JsonTree kept them)
+      JsonInts prompt = body.getMap().get("prompt") instanceof JsonInts read && read.ids() == ids
+          ? read : new JsonInts(ids);
+      return tokenized(body, request, prompt, cancellation);
     }
     if (tokenizer == null) {
       return Future.failedFuture(ApiError.invalid("prompt", "unsupported_parameter",
           "this router has no tokenizer: send the prompt as token ids"));
     }
     String text = request.prompt().text();
-    return vertx.executeBlocking(() -> tokenizer.encode(text), false)
-        .compose(tokens -> tokenized(body, request, tokens, cancellation));
+    // the ids' JSON text written on the worker too: engine bodies copy it
+    return vertx.executeBlocking(() -> JsonInts.written(tokenizer.encode(text)), false)
+        .compose(prompt -> tokenized(body, request, prompt, cancellation));
   }
 
   /**
    * The job of a validated request once its prompt is token ids: at once (no future chain) unless
    * the text to echo must be decoded first.
    */
-  private Future<CompletionJob> tokenized(JsonObject body, CompletionRequest request, int[] tokens,
-      Cancellation cancellation) {
+  private Future<CompletionJob> tokenized(JsonObject body, CompletionRequest request,
+      JsonInts prompt, Cancellation cancellation) {
     try {
-      model.limits().check(tokens, request.maxTokens());
+      model.limits().check(prompt.ids(), request.maxTokens());
     } catch (ApiError e) {
       return Future.failedFuture(e);
     }
     if (!request.echo()) {
-      return Future.succeededFuture(job(body, request, tokens, null, cancellation));
+      return Future.succeededFuture(job(body, request, prompt, null, cancellation));
     }
-    return echoText(request, tokens).map(echo -> job(body, request, tokens, echo, cancellation));
+    return echoText(request, prompt.ids())
+        .map(echo -> job(body, request, prompt, echo, cancellation));
   }
 
   /** As {@link #prepare}, as a request any transport can run. */
@@ -124,7 +130,7 @@ public final class CompletionService {
     return job.promptIds().length + (job.maxTokens() == null ? 0L : (long) job.maxTokens() * job.n());
   }
 
-  private CompletionJob job(JsonObject body, CompletionRequest r, int[] tokens, String echo,
+  private CompletionJob job(JsonObject body, CompletionRequest r, JsonInts prompt, String echo,
       Cancellation cancellation) {
     JsonObject engineFields = new JsonObject();
     body.forEach(e -> {
@@ -147,10 +153,8 @@ public final class CompletionService {
     if (seed != null) {
       engineFields.put("seed", seed);
     }
-    // The ids as the client's body held them (with their bytes, when JsonTree kept them), else
-    // the tokenizer's: engine bodies copy those bytes rather than write each id again.
-    JsonInts prompt = body.getMap().get("prompt") instanceof JsonInts read && read.ids() == tokens
-        ? read : new JsonInts(tokens);
+    // the prompt's bytes, where it has them (the client's, or written by the tokenizer's
+    // worker), are what engine bodies copy rather than write each id again
     return new CompletionJob(RequestIds.next(), System.currentTimeMillis() / 1000,
         r.model() != null ? r.model() : model.id(), prompt, echo, r.suffix(), r.n(), r.maxTokens(),
         r.stream(), r.includeUsage(), r.logprobs(), r.temperature(), seed, engineFields,
