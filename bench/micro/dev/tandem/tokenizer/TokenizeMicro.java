@@ -75,7 +75,8 @@ public final class TokenizeMicro {
   private static void conversations(DjlTokenizer tok, JsonObject tokenizerJson) {
     TokenizerSegments segments = TokenizerSegments.of(tokenizerJson);
     System.out.println();
-    System.out.printf("# the next turn of a conversation (an answer of 100 words, a question of 30):"
+    System.out.printf("# the next turn of a conversation (an answer of 100 words, a question of"
+        + " 30):"
         + " %d distinct conversations a round, the three ways in turn, median of 15 rounds after"
         + " 15 warm-up rounds;"
         + " cut points: %s%n", CONVERSATIONS, segments.any() ? segments.boundaries()

@@ -50,7 +50,8 @@ public final class DjlTokenizer implements TextTokenizer {
    * The chars of texts' beginnings whose ids a router's tokenizer keeps: 16 Mi, or a 32nd of the
    * heap where that is less (a char and its share of the ids take about 2-3 bytes).
    */
-  public static final long PREFIX_CHARS = Math.min(16L << 20, Runtime.getRuntime().maxMemory() / 32);
+  public static final long PREFIX_CHARS =
+      Math.min(16L << 20, Runtime.getRuntime().maxMemory() / 32);
 
   private final HuggingFaceTokenizer tokenizer;
   private final int vocabSize;

@@ -10,8 +10,8 @@ import java.util.function.Function;
 /**
  * The ids of texts' beginnings, so that a conversation's history is tokenized once, not once per
  * turn. A chat prompt renders the whole conversation, and each turn's prompt begins with the
- * last one's; at about half a microsecond per token, re-tokenizing a history of 4,000 tokens
- * costs some 2 ms of CPU per turn (BENCHMARKS.md).
+ * last one's; at 0.5-0.8 us per token, re-tokenizing a history of 4,000 tokens costs 2-3 ms of
+ * CPU per turn (BENCHMARKS.md, bench/tokenizer-micro.sh).
  *
  * <p>A text is cut only where its {@link TokenizerSegments} allow (right after an added token the
  * tokenizer always splits on), so the ids of a cached beginning followed by the ids of the rest
@@ -29,10 +29,11 @@ final class PrefixIds {
   private final TokenizerSegments segments;
   private final Function<String, int[]> encoder;
   private final long maxChars;
+  /** In access order (least recently used first); guarded by this, as {@link #chars} is. */
   private final Map<Key, Entry> entries = new LinkedHashMap<>(64, 0.75f, true);
-  private long chars;
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
+  private long chars;
 
   /**
    * @param encoder the tokenizer's own encoding of a whole text

@@ -194,7 +194,8 @@ class ChatEndToEndIT {
   void aLongConversationsTurnsAreTheCompletionsOfTheirWholePrompts() {
     StringBuilder story = new StringBuilder();
     for (int i = 0; story.length() < 1500; i++) {
-      story.append("Line ").append(i).append(": the river was low that summer, and the town said so.\n");
+      story.append("Line ").append(i)
+          .append(": the river was low that summer, and the town said so.\n");
     }
     List<String> turns = new ArrayList<>(List.of("Read this story.\n" + story));
     long foundBefore = fleet.tokenizer().keptBeginnings().found();
