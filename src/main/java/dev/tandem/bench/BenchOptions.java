@@ -16,11 +16,22 @@ import io.vertx.core.json.JsonObject;
  * @param model null: take the server's first model from GET /v1/models, or omit the field
  * @param sloTtftMillis goodput limit on TTFT, NaN for none
  * @param sloTpotMillis goodput limit on time per output token, NaN for none
+ * @param api the endpoint driven: completions, or chat completions (text prompts only)
  */
 public record BenchOptions(String url, String model, boolean stream, boolean ignoreEos, int concurrency,
     double rate, long requests, double durationSeconds, long warmupRequests, double warmupSeconds,
     int maxConnections, long timeoutMillis, WorkloadSpec workload, double sloTtftMillis, double sloTpotMillis,
-    boolean progress) {
+    boolean progress, BenchApi api) {
+
+  /** A run against {@code /v1/completions}. */
+  public BenchOptions(String url, String model, boolean stream, boolean ignoreEos, int concurrency,
+      double rate, long requests, double durationSeconds, long warmupRequests, double warmupSeconds,
+      int maxConnections, long timeoutMillis, WorkloadSpec workload, double sloTtftMillis,
+      double sloTpotMillis, boolean progress) {
+    this(url, model, stream, ignoreEos, concurrency, rate, requests, durationSeconds, warmupRequests,
+        warmupSeconds, maxConnections, timeoutMillis, workload, sloTtftMillis, sloTpotMillis,
+        progress, BenchApi.COMPLETIONS);
+  }
 
   public static final int DEFAULT_MAX_CONNECTIONS = 1024;
   public static final long DEFAULT_TIMEOUT_MILLIS = 600_000;
@@ -45,6 +56,10 @@ public record BenchOptions(String url, String model, boolean stream, boolean ign
     if (sloTtftMillis <= 0 || sloTpotMillis <= 0) {
       throw new IllegalArgumentException("SLO limits must be positive milliseconds");
     }
+    if (api == BenchApi.CHAT && workload.promptKind() == PromptKind.IDS) {
+      throw new IllegalArgumentException("--api chat sends messages, which are text: it takes"
+          + " --prompt-kind text, not ids");
+    }
   }
 
   public boolean openLoop() {
@@ -62,7 +77,9 @@ public record BenchOptions(String url, String model, boolean stream, boolean ign
         .put("prompt_len", c.promptLength().spec()).put("output_len", c.outputLength().spec())
         .put("weight", c.weight())));
     WorkloadSpec w = workload;
-    return new JsonObject().put("url", url).put("model", model).put("stream", stream).put("ignore_eos", ignoreEos)
+    return new JsonObject().put("url", url).put("model", model)
+        .put("api", api.name().toLowerCase(java.util.Locale.ROOT))
+        .put("stream", stream).put("ignore_eos", ignoreEos)
         .put("arrivals", openLoop() ? "poisson" : "closed")
         .put("concurrency", openLoop() ? null : concurrency).put("rate", openLoop() ? rate : null)
         .put("requests", requests > 0 ? requests : null)

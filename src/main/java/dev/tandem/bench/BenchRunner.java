@@ -38,7 +38,7 @@ public final class BenchRunner {
 
   private static Future<BenchReport> runWith(Vertx vertx, BenchOptions options, String model, PrintStream out) {
     CompletionClient client = new CompletionClient(vertx, options.url(), options.poolSize(), options.timeoutMillis(),
-        model, options.stream(), options.ignoreEos());
+        model, options.stream(), options.ignoreEos(), options.api());
     String planned = options.requests() > 0
         ? Long.toString(options.requests() + options.warmupRequests())
         : ConsoleReport.num(options.durationSeconds() + options.warmupSeconds()) + "s";

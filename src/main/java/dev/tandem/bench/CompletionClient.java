@@ -26,6 +26,7 @@ public final class CompletionClient {
   private final String model;
   private final boolean stream;
   private final boolean ignoreEos;
+  private final BenchApi api;
 
   /**
    * @param baseUrl e.g. {@code http://127.0.0.1:8000} (a trailing {@code /v1/completions} is accepted)
@@ -34,7 +35,14 @@ public final class CompletionClient {
    */
   public CompletionClient(Vertx vertx, String baseUrl, int maxConnections, long timeoutMillis,
       String model, boolean stream, boolean ignoreEos) {
-    URI uri = completionsUri(baseUrl);
+    this(vertx, baseUrl, maxConnections, timeoutMillis, model, stream, ignoreEos,
+        BenchApi.COMPLETIONS);
+  }
+
+  /** As above, driving {@code api}'s endpoint. */
+  public CompletionClient(Vertx vertx, String baseUrl, int maxConnections, long timeoutMillis,
+      String model, boolean stream, boolean ignoreEos, BenchApi api) {
+    URI uri = endpointUri(baseUrl, api);
     this.client = vertx.createHttpClient(
         new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true).setMaxInitialLineLength(8192),
         new PoolOptions().setHttp1MaxSize(maxConnections));
@@ -45,23 +53,35 @@ public final class CompletionClient {
     this.model = model;
     this.stream = stream;
     this.ignoreEos = ignoreEos;
+    this.api = api;
   }
 
   /** {@code http://h:p}, {@code http://h:p/} or {@code http://h:p/v1/completions} → the completions URI. */
   public static URI completionsUri(String baseUrl) {
+    return endpointUri(baseUrl, BenchApi.COMPLETIONS);
+  }
+
+  /**
+   * The URI of {@code api}'s endpoint under {@code baseUrl} ({@code http://h:p}, with or without a
+   * trailing slash, {@code /v1/completions} or {@code /v1/chat/completions}).
+   */
+  public static URI endpointUri(String baseUrl, BenchApi api) {
     URI uri = URI.create(baseUrl.trim());
     if (!"http".equals(uri.getScheme()) || uri.getHost() == null) {
       throw new IllegalArgumentException("--url must be http://HOST:PORT[/v1/completions], got " + baseUrl);
     }
     String path = uri.getRawPath() == null ? "" : uri.getRawPath();
-    if (!path.endsWith("/v1/completions")) {
-      path = (path.endsWith("/") ? path.substring(0, path.length() - 1) : path) + "/v1/completions";
+    for (BenchApi a : BenchApi.values()) {
+      if (path.endsWith(a.path())) {
+        path = path.substring(0, path.length() - a.path().length());
+      }
     }
+    path = (path.endsWith("/") ? path.substring(0, path.length() - 1) : path) + api.path();
     return URI.create("http://" + uri.getRawAuthority() + path);
   }
 
   public Future<RequestOutcome> send(PlannedRequest request, boolean warmup) {
-    Buffer body = CompletionRequestBody.buffer(request, model, stream, ignoreEos);
+    Buffer body = CompletionRequestBody.buffer(request, model, stream, ignoreEos, api);
     ResponseCollector collector = new ResponseCollector(request, warmup, System.nanoTime());
     Promise<RequestOutcome> done = Promise.promise();
     client.request(new RequestOptions(base))

@@ -9,8 +9,10 @@ import java.util.Locale;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Collects one response (SSE chunks or a whole JSON body) into a {@link RequestOutcome}: the time
- * of the first chunk with text, text chunks, finish reason, the usage record and the first error.
+ * Collects one response (SSE chunks or a whole JSON body, of completions or chat completions)
+ * into a {@link RequestOutcome}: the time of the first chunk with text (a completion chunk's
+ * {@code text}, a chat chunk's {@code delta.content}), text chunks, finish reason, the usage
+ * record and the first error.
  * Used on one event loop only.
  */
 final class ResponseCollector {
@@ -65,6 +67,9 @@ final class ResponseCollector {
           firstChoiceNanos = now;
         }
         String text = c.getString("text");
+        if (text == null && c.getValue("delta") instanceof JsonObject delta) {
+          text = delta.getString("content"); // a chat chunk
+        }
         if (text != null && !text.isEmpty()) {
           textChunks++;
           if (firstTokenNanos == 0) {

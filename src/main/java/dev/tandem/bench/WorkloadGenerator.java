@@ -1,5 +1,6 @@
 package dev.tandem.bench;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -74,8 +75,10 @@ public final class WorkloadGenerator {
     }
     // The request number leads the unique part so no two text prompts share more than the prefix.
     String own = words(r, promptLen, "#" + index + " ");
-    String text = prefixIndex < 0 ? own : prefixes.get(prefixIndex) + " " + own;
-    return new PlannedRequest(index, c.name(), text, null, prefixIndex, prefixLen + promptLen, maxTokens);
+    String system = prefixIndex < 0 ? null : (String) prefixes.get(prefixIndex);
+    String text = system == null ? own : system + " " + own;
+    return new PlannedRequest(index, c.name(), text, null, prefixIndex, prefixLen + promptLen, maxTokens,
+        system, List.of(own));
   }
 
   /** Turns of conversation {@code c} that fit the context limit (at least 1). */
@@ -152,17 +155,20 @@ public final class WorkloadGenerator {
         return new PlannedRequest(index, cls.name(), null, all, prefixIndex, promptUnits, maxTokens);
       }
       StringBuilder text = new StringBuilder();
-      if (prefixIndex >= 0) {
-        text.append(prefixes.get(prefixIndex));
+      String system = prefixIndex < 0 ? null : (String) prefixes.get(prefixIndex);
+      if (system != null) {
+        text.append(system);
       }
+      List<String> turns = new ArrayList<>();
       for (int i = 0; i <= 2 * t; i++) {
         if (text.length() > 0) {
           text.append(' ');
         }
         text.append(parts[i]);
+        turns.add((String) parts[i]);
       }
       return new PlannedRequest(index, cls.name(), text.toString(), null, prefixIndex, promptUnits,
-          maxTokens);
+          maxTokens, system, List.copyOf(turns));
     }
   }
 

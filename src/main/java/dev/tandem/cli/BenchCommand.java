@@ -28,13 +28,13 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code tandem bench}: an OpenAI completions load generator. Exit code 0 when every measured
+ * {@code tandem bench}: an OpenAI completions (and chat) load generator. Exit code 0 when every measured
  * request succeeded, 1 when some failed (the report says which kinds), 2 for usage errors.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
     subcommands = {dev.tandem.bench.NullEngineCommand.class, dev.tandem.bench.RelayFloorCommand.class,
         dev.tandem.bench.BusLatencyCommand.class},
-    description = {"OpenAI completions load generator (closed or open loop, seeded workloads).",
+    description = {"OpenAI completions and chat load generator (closed or open loop, seeded workloads).",
         "Lengths: N | uniform:A-B | lognormal:MEAN,SIGMA.  Exit code 1 if any measured request failed."})
 public final class BenchCommand implements Callable<Integer> {
 
@@ -97,6 +97,12 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--lengths-from", paramLabel = "TRACE",
       description = "Prompt and output lengths fitted to a public chat trace (lognormal): lmsys-chat-1m")
   String lengthsFrom;
+
+  @Option(names = "--api", defaultValue = "completions", paramLabel = "completions|chat",
+      description = "The endpoint: /v1/completions, or /v1/chat/completions with each prompt as"
+          + " messages (a shared prefix as the system message; multi-turn: the earlier turns as"
+          + " user and assistant messages). chat takes text prompts")
+  String api;
 
   @Option(names = "--prompt-kind", defaultValue = "text", paramLabel = "text|ids",
       description = "Prompts as text or token ids (ids: exact lengths; need --vocab-size or --model-dir)")
@@ -203,7 +209,8 @@ public final class BenchCommand implements Callable<Integer> {
       double warmupSeconds = w.endsWith("s") ? Double.parseDouble(w.substring(0, w.length() - 1)) : 0;
       return new BenchOptions(url, model, !noStream, !noIgnoreEos, concurrency, rate, requests, duration,
           warmupRequests, warmupSeconds, maxConnections, Math.round(timeoutSeconds * 1000), workload,
-          sloTtft == null ? Double.NaN : sloTtft, sloTpot == null ? Double.NaN : sloTpot, !quiet);
+          sloTtft == null ? Double.NaN : sloTtft, sloTpot == null ? Double.NaN : sloTpot, !quiet,
+          dev.tandem.bench.BenchApi.parse(api));
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage(), e);
     }

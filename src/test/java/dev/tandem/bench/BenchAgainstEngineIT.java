@@ -81,6 +81,26 @@ class BenchAgainstEngineIT {
     assertTrue(all.getDouble("req_per_s") > 0);
   }
 
+  /** Chat conversations (the engine's own chat endpoint and template), streamed and whole. */
+  @Test
+  void chatConversationsGetExactLengths() throws Exception {
+    for (String stream : List.of("--stream", "--no-stream")) {
+      List<String> args = new ArrayList<>(List.of("--api", "chat", "--multi-turn", "3",
+          "--prompt-len", "6", "--output-len", "4", "--concurrency", "2", "--requests", "6"));
+      if (stream.equals("--no-stream")) {
+        args.add(stream);
+      }
+      JsonObject r = bench("chat" + stream, args.toArray(String[]::new));
+      JsonObject all = r.getJsonObject("overall");
+      assertEquals("chat", r.getJsonObject("options").getString("api"));
+      assertEquals(6, all.getInteger("ok"), all.encodePrettily());
+      assertEquals(6 * 4, all.getLong("output_tokens"), "ignore_eos reaches the chat's engine");
+      assertTrue(all.getBoolean("output_tokens_from_usage"));
+      assertEquals(stream.equals("--stream") ? 6 : 0,
+          all.getJsonObject("ttft_ms").getInteger("count"), "chat deltas count as tokens");
+    }
+  }
+
   @Test
   void nonStreamingCountsTokensFromUsage() throws Exception {
     JsonObject all = bench("plain", "--no-stream", "--prompt-len", "10", "--output-len", "6", "--concurrency", "2",

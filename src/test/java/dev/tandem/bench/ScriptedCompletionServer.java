@@ -22,6 +22,7 @@ final class ScriptedCompletionServer {
   final long firstTokenDelayMs;
   final long tokenGapMs;
   final List<JsonObject> bodies = new CopyOnWriteArrayList<>();
+  final List<String> paths = new CopyOnWriteArrayList<>();
   final AtomicInteger inFlight = new AtomicInteger();
   final AtomicInteger maxInFlight = new AtomicInteger();
   volatile int failEvery; // 0: never; else requests with index % failEvery == failEvery - 1 get a 503
@@ -48,6 +49,7 @@ final class ScriptedCompletionServer {
     }
     req.body().onSuccess(buf -> {
       JsonObject body = buf.toJsonObject();
+      paths.add(req.path());
       bodies.add(body);
       int now = inFlight.incrementAndGet();
       maxInFlight.accumulateAndGet(now, Math::max);
@@ -98,7 +100,11 @@ final class ScriptedCompletionServer {
   }
 
   private static long indexOf(JsonObject body) {
-    String prompt = body.getString("prompt");
+    String prompt = body.containsKey("messages") // a chat: its first user message leads with "#i"
+        ? body.getJsonArray("messages").stream().map(m -> (JsonObject) m)
+            .filter(m -> m.getString("role").equals("user")).findFirst().orElseThrow()
+            .getString("content")
+        : body.getString("prompt");
     return Long.parseLong(prompt.substring(1, prompt.indexOf(' ')));
   }
 

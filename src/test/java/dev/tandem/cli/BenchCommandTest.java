@@ -39,6 +39,14 @@ class BenchCommandTest {
         "--output-len", "uniform:5-2"));
     assertTrue(err.toString().contains("invalid length"), err.toString());
     assertEquals(2, exit(new StringWriter(), "bench", "--url", "ftp://x", "--concurrency", "2", "--requests", "1"));
+    err = new StringWriter();
+    assertEquals(2, exit(err, "bench", "--url", "http://127.0.0.1:1", "--concurrency", "2", "--requests", "1",
+        "--api", "chat", "--prompt-kind", "ids", "--vocab-size", "100"));
+    assertTrue(err.toString().contains("--api chat sends messages"), err.toString());
+    err = new StringWriter();
+    assertEquals(2, exit(err, "bench", "--url", "http://127.0.0.1:1", "--concurrency", "2", "--requests", "1",
+        "--api", "responses"));
+    assertTrue(err.toString().contains("--api must be completions or chat"), err.toString());
   }
 
   @Test
