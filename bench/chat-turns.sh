@@ -64,7 +64,7 @@ found() { # router -> "found missed" (absent: "- -")
   curl -sf "http://127.0.0.1:${port[$1]}/metrics" | awk '
     /^tandem_router_prompt_beginnings_total\{result="found"/ { f = $NF }
     /^tandem_router_prompt_beginnings_total\{result="missed"/ { m = $NF }
-    END { printf "%s %s\n", (f == "" ? "-" : f), (m == "" ? "-" : m) }'
+    END { if (f == "") print "- -"; else printf "%d %d\n", f, m }'
 }
 
 for n in "${names[@]}"; do
