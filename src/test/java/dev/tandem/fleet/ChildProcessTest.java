@@ -40,9 +40,11 @@ class ChildProcessTest {
   @Test
   void stopSendsSigtermToDescendantsAndTheProcess() throws Exception {
     List<String> lines = new CopyOnWriteArrayList<>();
+    // The descendants get SIGTERM first: once the sleeper is gone a bare `wait` returns 0 and the
+    // script would end with 0 before its own SIGTERM arrived (seen under load), so it waits on
     ChildProcess child = ChildProcess.start(List.of("sh", "-c",
-        "trap 'echo got TERM; exit 0' TERM; sleep 300 & echo child $!; wait"), Map.of(),
-        dir.resolve("tree.log"), lines::add);
+        "trap 'echo got TERM; exit 0' TERM; sleep 300 & echo child $!; while :; do wait; done"),
+        Map.of(), dir.resolve("tree.log"), lines::add);
     long grandchild = awaitChildPid(lines);
     ProcessHandle sleeper = ProcessHandle.of(grandchild).orElseThrow();
     long t0 = System.nanoTime();
