@@ -102,6 +102,11 @@ public final class RouterOptions extends OptionValues<RouterOptions> {
       "requestTokenIds", "--request-token-ids", true)
       .help("ask engines for each chunk's token ids (builtin engines), for exact preempt"
           + " resumption"));
+  public static final Option<Integer> TOKENIZER_CACHE_MB = OPTIONS.add(Option.integer(
+      "tokenizerCacheMb", "--tokenizer-cache-mb", -1).rule(atLeast(-1)).label("MB")
+      .help("the router's tokenizer keeps the token ids of long prompts' beginnings in this much"
+          + " memory, so that a chat's history is tokenized once, not every turn; -1: 16 Mi chars"
+          + " (about 32-48 MB), less where that is over a 32nd of the heap; 0: off"));
   public static final Option<String> CHAT_TEMPLATE = OPTIONS.add(Option.string("chatTemplate",
       "--chat-template", null).rule(notBlank()).label("FILE")
       .help("Jinja chat template (or a JSON file with chat_template) instead of the model's own"));

@@ -10,6 +10,7 @@ import static dev.tandem.config.RouterConfig.MODEL;
 import static dev.tandem.config.RouterConfig.MODEL_LIB;
 import static dev.tandem.config.RouterConfig.STARTUP_TIMEOUT;
 import static dev.tandem.config.RouterOptions.ROUTER_HOST;
+import static dev.tandem.config.RouterOptions.TOKENIZER_CACHE_MB;
 import static dev.tandem.config.RouterOptions.ROUTER_MODE;
 import static dev.tandem.config.RouterOptions.ROUTER_PORT;
 
@@ -28,6 +29,7 @@ import dev.tandem.fleet.EngineProfile;
 import dev.tandem.fleet.EngineSpec;
 import dev.tandem.fleet.EngineVerticle;
 import dev.tandem.fleet.TandemClasspath;
+import dev.tandem.tokenizer.DjlTokenizer;
 import dev.tandem.tokenizer.TextTokenizer;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -309,7 +311,8 @@ public final class SupervisorVerticle extends VerticleBase {
 
   private Future<Void> loadTokenizer() {
     Path model = Path.of(config.get(MODEL));
-    return vertx.executeBlocking(() -> tokenizerLoader.load(model))
+    long keptChars = DjlTokenizer.keptChars(config.get(TOKENIZER_CACHE_MB));
+    return vertx.executeBlocking(() -> tokenizerLoader.load(model, keptChars))
         .recover(err -> Future.failedFuture(new IllegalStateException("cannot load the tokenizer of "
             + model.toAbsolutePath() + ": " + err.getMessage(), err)))
         .map(loaded -> {

@@ -53,6 +53,18 @@ public final class DjlTokenizer implements TextTokenizer {
   public static final long PREFIX_CHARS =
       Math.min(16L << 20, Runtime.getRuntime().maxMemory() / 32);
 
+  /**
+   * The chars of beginnings kept in {@code megabytes} of memory ({@code --tokenizer-cache-mb}),
+   * counting 3 bytes a char with its share of the ids; -1: {@link #PREFIX_CHARS}; 0: none.
+   */
+  public static long keptChars(int megabytes) {
+    if (megabytes < -1) {
+      throw new IllegalArgumentException(
+          "megabytes must be -1 (auto), 0 (off) or more: " + megabytes);
+    }
+    return megabytes == -1 ? PREFIX_CHARS : ((long) megabytes << 20) / 3;
+  }
+
   private final HuggingFaceTokenizer tokenizer;
   private final int vocabSize;
   /** The ids-only call gives DJL's ids (no preparation of the text is configured). */

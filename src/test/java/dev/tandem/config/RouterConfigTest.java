@@ -39,7 +39,7 @@ class RouterConfigTest {
         .set(START_GENERATE_TIMEOUT, Duration.ofSeconds(9)).set(CHUNK_IDLE_TIMEOUT, Duration.ofSeconds(10))
         .set(RELEASE_TIMEOUT, Duration.ofSeconds(11)).set(MAX_CONNECTIONS_PER_ENGINE, 16)
         .set(MAX_BODY_BYTES, 4096).set(RETRY_AFTER_SECONDS, 3).set(BUSY_WAIT, Duration.ZERO)
-        .set(REQUEST_TOKEN_IDS, false)
+        .set(REQUEST_TOKEN_IDS, false).set(TOKENIZER_CACHE_MB, 64)
         .set(CHAT_TEMPLATE, "/etc/t.jinja").set(TOOL_CALL_PARSER, "hermes")
         .set(SIM_PROFILE, "a100-llama2-13b").set(POLICY, "cache-aware").set(CACHE_THRESHOLD, 0.25)
         .set(BALANCE_ABS, 8).set(BALANCE_REL, 2.0).set(PD_POLICY, "adaptive").set(PD_SHORT_PROMPT, 64)

@@ -61,7 +61,7 @@ class LoadOverBusBalancingTest {
     SupervisorVerticle supervisor = new SupervisorVerticle(config,
         (cfg, tokenizer) -> new RouterVerticle(cfg.routerOptions(),
             new ModelInfo("fake-model", 4096, 1000), null),
-        modelDir -> null,
+        (modelDir, keptChars) -> null,
         new FakeEngineProfile(id -> id == 0 ? List.of("--running", "4", "--waiting", "40")
             : List.of()));
     WebClient http = WebClient.create(vertx);

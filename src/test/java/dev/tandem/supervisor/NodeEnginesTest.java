@@ -148,7 +148,8 @@ class NodeEnginesTest {
   }
 
   private SupervisorVerticle supervisor(IntFunction<List<String>> fakeArgs) {
-    return new SupervisorVerticle(config, StandInRouterVerticle.factory(), model -> null,
+    return new SupervisorVerticle(config, StandInRouterVerticle.factory(),
+        (model, keptChars) -> null,
         new FakeEngineProfile(fakeArgs));
   }
 

@@ -125,6 +125,8 @@ class SupervisorVerticleTest {
               ctx.verify(() -> {
                 assertEquals("round-robin", viaBus.body().getString("mode"));
                 assertEquals(3, viaBus.body().getJsonArray("engines").size());
+                assertEquals(dev.tandem.tokenizer.DjlTokenizer.PREFIX_CHARS, keptCharsAsked.get(),
+                    "--tokenizer-cache-mb's default reached the tokenizer's loader");
               });
               return vertx.undeploy(id);
             }))
@@ -145,9 +147,16 @@ class SupervisorVerticleTest {
         })));
   }
 
+  /** What the last tokenizer load was asked to keep (--tokenizer-cache-mb, as chars). */
+  private static final java.util.concurrent.atomic.AtomicLong keptCharsAsked =
+      new java.util.concurrent.atomic.AtomicLong(-1);
+
   /** The stand-in router needs no tokenizer. */
   private static TokenizerLoader noTokenizer() {
-    return modelDir -> null;
+    return (modelDir, keptChars) -> {
+      keptCharsAsked.set(keptChars);
+      return null;
+    };
   }
 
   private List<Long> pidsFromLogs() throws IOException {

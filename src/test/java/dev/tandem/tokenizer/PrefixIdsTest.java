@@ -1,6 +1,7 @@
 package dev.tandem.tokenizer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -123,6 +124,15 @@ class PrefixIdsTest {
       assertNull(plain.keptBeginnings());
     }
     assertThrows(NullPointerException.class, () -> tok.encode(null));
+  }
+
+  /** --tokenizer-cache-mb as chars: -1 the default, 0 none, N MB at 3 bytes a char. */
+  @Test
+  void theOptionsMegabytesAreCharsAtThreeBytesEach() {
+    assertEquals(DjlTokenizer.PREFIX_CHARS, DjlTokenizer.keptChars(-1));
+    assertEquals(0, DjlTokenizer.keptChars(0));
+    assertEquals((48L << 20) / 3, DjlTokenizer.keptChars(48));
+    assertThrows(IllegalArgumentException.class, () -> DjlTokenizer.keptChars(-2));
   }
 
   /** Texts that end at a cut, start with one, or hold none are tokenized right too. */
