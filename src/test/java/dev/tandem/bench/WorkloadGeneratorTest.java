@@ -121,6 +121,25 @@ class WorkloadGeneratorTest {
     assertEquals(null, r.promptIds());
   }
 
+  /** As a chat: the shared prefix is the system message, the request's own words the user's. */
+  @Test
+  void aTextPromptAsAChatIsASystemAndAUserMessage() {
+    WorkloadSpec spec = new WorkloadSpec(List.of(cls("a", "20", "8", 1)), PromptKind.TEXT, 0, 0,
+        new SharedPrefix(2, 10), 9);
+    PlannedRequest r = new WorkloadGenerator(spec).request(3);
+    io.vertx.core.json.JsonArray messages = CompletionRequestBody.json(r, "m", true, true,
+        BenchApi.CHAT).getJsonArray("messages");
+    assertEquals(2, messages.size());
+    assertEquals("system", messages.getJsonObject(0).getString("role"));
+    assertEquals("user", messages.getJsonObject(1).getString("role"));
+    assertEquals(r.promptText(), messages.getJsonObject(0).getString("content") + " "
+        + messages.getJsonObject(1).getString("content"), "the same words as the completion's");
+    assertTrue(messages.getJsonObject(1).getString("content").startsWith("#3 "));
+    PlannedRequest ids = new WorkloadGenerator(ids(4, null, cls("a", "16", "8", 1))).request(0);
+    assertThrows(IllegalArgumentException.class,
+        () -> CompletionRequestBody.json(ids, "m", true, true, BenchApi.CHAT));
+  }
+
   @Test
   void parsesLengthsAndMixEntries() {
     assertEquals(new LengthDistribution.Fixed(12), LengthDistribution.parse("12"));
