@@ -12,13 +12,16 @@ public final class ConsoleReport {
   public static String format(BenchReport report) {
     BenchOptions o = report.options();
     StringBuilder sb = new StringBuilder();
-    sb.append(String.format(Locale.ROOT, "tandem bench  %s  %s  %s%n", o.url(),
+    sb.append(String.format(Locale.ROOT, "tandem bench  %s  %s  %s%n",
+        CompletionClient.endpointUri(o.url(), o.api()),
         o.openLoop() ? "poisson " + num(o.rate()) + " req/s" : "concurrency " + o.concurrency(),
         o.stream() ? "streaming" : "non-streaming"));
-    sb.append(String.format(Locale.ROOT, "workload: %s prompts, seed %d, %s%s%n",
+    MultiTurn mt = o.workload().multiTurn();
+    sb.append(String.format(Locale.ROOT, "workload: %s prompts, seed %d, %s%s%s%n",
         o.workload().promptKind().name().toLowerCase(Locale.ROOT), o.workload().seed(),
         String.join(" + ", o.workload().classes().stream().map(WorkloadClass::spec).toList()),
-        o.workload().sharedPrefix() == null ? "" : ", shared prefix " + o.workload().sharedPrefix().spec()));
+        o.workload().sharedPrefix() == null ? "" : ", shared prefix " + o.workload().sharedPrefix().spec(),
+        mt == null ? "" : ", conversations of up to " + mt.turns() + " turns"));
     GroupStats all = report.overall();
     sb.append(String.format(Locale.ROOT, "measured %.2fs (run %.2fs, %d warm-up requests excluded)%n%n",
         all.windowSeconds(), report.runSeconds(), report.warmupRequests()));
