@@ -25,6 +25,11 @@ import java.util.function.Function;
 final class PrefixIds {
   /** Below this, a text is tokenized in one call: a second call would cost more than it saves. */
   static final int MIN_CHARS = 1024;
+  /**
+   * How many of a text's last cut points are looked up. A turn adds a few (each message opens and
+   * closes); a text made of markers must not make an encode look up, and lock, once per marker.
+   */
+  static final int MAX_LOOKUPS = 256;
 
   private final TokenizerSegments segments;
   private final Function<String, int[]> encoder;
@@ -66,12 +71,17 @@ final class PrefixIds {
     return last == text.length() ? head.clone() : concat(head, encoder.apply(text.substring(last)));
   }
 
-  /** The longest cached beginning of {@code text} that ends at one of its cuts; null if none. */
+  /**
+   * The longest cached beginning of {@code text} that ends at one of its last
+   * {@link #MAX_LOOKUPS} cuts; null if none.
+   */
   private Entry longestCached(String text, int[] cuts, long[] hashes) {
     Entry found = null;
-    synchronized (this) {
-      for (int i = cuts.length - 1; i >= 0 && found == null; i--) {
-        found = entries.get(new Key(cuts[i], hashes[i]));
+    for (int i = cuts.length - 1; i >= Math.max(0, cuts.length - MAX_LOOKUPS) && found == null;
+        i--) {
+      Key key = new Key(cuts[i], hashes[i]);
+      synchronized (this) {
+        found = entries.get(key);
       }
     }
     // the hash chose it; the chars decide (an entry is immutable, so outside the lock)

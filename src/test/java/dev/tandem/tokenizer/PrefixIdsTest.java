@@ -135,6 +135,25 @@ class PrefixIdsTest {
     assertThrows(IllegalArgumentException.class, () -> DjlTokenizer.keptChars(-2));
   }
 
+  /**
+   * A text of thousands of markers is tokenized right, and looks up only its last cut points:
+   * a beginning kept further back is not found (a turn adds a few cut points, not hundreds).
+   */
+  @Test
+  void aTextOfMarkersLooksUpOnlyItsLastCuts() {
+    PrefixIds cache = new PrefixIds(TokenizerSegments.of(new JsonObject(tokenizerJson())),
+        tok::idsOnly, 1L << 24);
+    String head = message("user", content(new Random(5), 300));
+    assertArrayEquals(tok.idsOnly(head), cache.encode(head));
+    String markers = "<|im_end|>".repeat(PrefixIds.MAX_LOOKUPS + 10);
+    long found = cache.stats().found();
+    assertArrayEquals(tok.idsOnly(head + markers), cache.encode(head + markers));
+    assertEquals(found, cache.stats().found(), "the kept beginning is beyond the lookups");
+    String fewer = "<|im_end|>".repeat(PrefixIds.MAX_LOOKUPS - 10);
+    assertArrayEquals(tok.idsOnly(head + fewer), cache.encode(head + fewer));
+    assertEquals(found + 1, cache.stats().found(), "within them, it is found");
+  }
+
   /** Texts that end at a cut, start with one, or hold none are tokenized right too. */
   @Test
   void edgesOfTheCutsGiveTheWholeTextsIds() {
