@@ -41,15 +41,20 @@ class MultiTurnLoadDriverTest {
     server.close().onComplete(ctx.succeedingThenComplete());
   }
 
-  @Test
-  @Timeout(value = 20, timeUnit = TimeUnit.SECONDS)
-  void closedLoopUsersRunTheirConversationsTurnByTurn(Vertx vertx, VertxTestContext ctx) {
+  /** Two users, 12 turns in all: conversations of 3 turns of 5 words, answers of 4 tokens. */
+  private Future<BenchReport> run(Vertx vertx, BenchApi api) {
     WorkloadSpec w = new WorkloadSpec(List.of(new WorkloadClass("chat", LengthDistribution.parse("5"),
         LengthDistribution.parse("4"), 1)), PromptKind.TEXT, 0, 0, null, 3, new MultiTurn(3, 0.01, 10_000));
     BenchOptions o = new BenchOptions(url, null, true, true, 2, 0, 12, 0, 0, 0, 64, 10_000, w,
-        Double.NaN, Double.NaN, false);
-    Future.<BenchReport>future(p -> new Thread(() -> BenchRunner.run(vertx, o,
-        new PrintStream(OutputStream.nullOutputStream())).onComplete(p)).start())
+        Double.NaN, Double.NaN, false, api);
+    return Future.future(p -> new Thread(() -> BenchRunner.run(vertx, o,
+        new PrintStream(OutputStream.nullOutputStream())).onComplete(p)).start());
+  }
+
+  @Test
+  @Timeout(value = 20, timeUnit = TimeUnit.SECONDS)
+  void closedLoopUsersRunTheirConversationsTurnByTurn(Vertx vertx, VertxTestContext ctx) {
+    run(vertx, BenchApi.COMPLETIONS)
         .onComplete(ctx.succeeding(report -> ctx.verify(() -> {
           assertEquals(12, report.overall().ok());
           assertEquals(12, server.bodies.size());
@@ -75,12 +80,7 @@ class MultiTurnLoadDriverTest {
   @Test
   @Timeout(value = 20, timeUnit = TimeUnit.SECONDS)
   void chatTurnsCarryTheConversationAsMessages(Vertx vertx, VertxTestContext ctx) {
-    WorkloadSpec w = new WorkloadSpec(List.of(new WorkloadClass("chat", LengthDistribution.parse("5"),
-        LengthDistribution.parse("4"), 1)), PromptKind.TEXT, 0, 0, null, 3, new MultiTurn(3, 0.01, 10_000));
-    BenchOptions o = new BenchOptions(url, null, true, true, 2, 0, 12, 0, 0, 0, 64, 10_000, w,
-        Double.NaN, Double.NaN, false, BenchApi.CHAT);
-    Future.<BenchReport>future(p -> new Thread(() -> BenchRunner.run(vertx, o,
-        new PrintStream(OutputStream.nullOutputStream())).onComplete(p)).start())
+    run(vertx, BenchApi.CHAT)
         .onComplete(ctx.succeeding(report -> ctx.verify(() -> {
           assertEquals(12, report.overall().ok());
           assertEquals(12 * 4, report.overall().outputTokens());
