@@ -71,14 +71,13 @@ public final class WorkloadGenerator {
         System.arraycopy(prefix, 0, all, 0, prefix.length);
         System.arraycopy(own, 0, all, prefix.length, own.length);
       }
-      return new PlannedRequest(index, c.name(), null, all, prefixIndex, prefixLen + promptLen, maxTokens);
+      return PlannedRequest.ofIds(index, c.name(), all, prefixIndex, prefixLen + promptLen, maxTokens);
     }
     // The request number leads the unique part so no two text prompts share more than the prefix.
     String own = words(r, promptLen, "#" + index + " ");
     String system = prefixIndex < 0 ? null : (String) prefixes.get(prefixIndex);
-    String text = system == null ? own : system + " " + own;
-    return new PlannedRequest(index, c.name(), text, null, prefixIndex, prefixLen + promptLen, maxTokens,
-        system, List.of(own));
+    return PlannedRequest.ofText(index, c.name(), system, List.of(own), prefixIndex,
+        prefixLen + promptLen, maxTokens);
   }
 
   /** Turns of conversation {@code c} that fit the context limit (at least 1). */
@@ -152,23 +151,15 @@ public final class WorkloadGenerator {
           System.arraycopy(part, 0, all, at, part.length);
           at += part.length;
         }
-        return new PlannedRequest(index, cls.name(), null, all, prefixIndex, promptUnits, maxTokens);
-      }
-      StringBuilder text = new StringBuilder();
-      String system = prefixIndex < 0 ? null : (String) prefixes.get(prefixIndex);
-      if (system != null) {
-        text.append(system);
+        return PlannedRequest.ofIds(index, cls.name(), all, prefixIndex, promptUnits, maxTokens);
       }
       List<String> turns = new ArrayList<>();
       for (int i = 0; i <= 2 * t; i++) {
-        if (text.length() > 0) {
-          text.append(' ');
-        }
-        text.append(parts[i]);
         turns.add((String) parts[i]);
       }
-      return new PlannedRequest(index, cls.name(), text.toString(), null, prefixIndex, promptUnits,
-          maxTokens, system, List.copyOf(turns));
+      return PlannedRequest.ofText(index, cls.name(),
+          prefixIndex < 0 ? null : (String) prefixes.get(prefixIndex), turns, prefixIndex,
+          promptUnits, maxTokens);
     }
   }
 
