@@ -158,6 +158,19 @@ public record ChatMessage(String role, String content, String name, List<ToolCal
     return calls;
   }
 
+  /** The chars of its text that a chat template can write: content, names, ids, tool calls. */
+  public int textChars() {
+    int chars = length(content) + length(name) + length(toolCallId) + length(reasoningContent);
+    for (ToolCall c : toolCalls) {
+      chars += length(c.id()) + c.name().length() + c.arguments().length();
+    }
+    return chars;
+  }
+
+  private static int length(String s) {
+    return s == null ? 0 : s.length();
+  }
+
   /**
    * The message as chat templates expect it: {@code role}, {@code content} (null when absent), and
    * when present {@code name}, {@code tool_calls} (arguments decoded to an object when they are a

@@ -99,6 +99,22 @@ public record ChatRequest(String model, List<ChatMessage> messages, SamplingFiel
     return array;
   }
 
+  /**
+   * The chars of the request's own text that its template renders: the messages' and the
+   * template arguments'. Tools and documents are not counted: a request with either counts as
+   * {@link Integer#MAX_VALUE} (their schemas and the template's instructions for them are long).
+   */
+  public int textChars() {
+    if (tools.tools() != null || documents != null) {
+      return Integer.MAX_VALUE;
+    }
+    long chars = chatTemplateKwargs == null ? 0 : chatTemplateKwargs.encode().length();
+    for (ChatMessage m : messages) {
+      chars += m.textChars();
+    }
+    return (int) Math.min(chars, Integer.MAX_VALUE);
+  }
+
   /** The messages as the chat template sees them ({@link ChatMessage#toTemplateJson()}). */
   public JsonArray templateMessages() {
     JsonArray array = new JsonArray();

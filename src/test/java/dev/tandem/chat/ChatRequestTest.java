@@ -237,4 +237,23 @@ class ChatRequestTest {
   void newChatIdsAreChatcmplAnd32Hex() {
     assertTrue(ChatRequest.newChatId().matches("chatcmpl-[0-9a-f]{32}"));
   }
+
+  @Test
+  void textCharsCountWhatTheTemplateWritesOfTheRequest() {
+    ChatRequest r = parse("""
+        {"messages": [{"role": "system", "content": "abc"},
+          {"role": "user", "content": [{"type": "text", "text": "de"}, {"type": "text", "text": "f"}],
+           "name": "gh"},
+          {"role": "assistant", "content": null, "reasoning_content": "ij",
+           "tool_calls": [{"id": "k", "type": "function",
+                           "function": {"name": "lm", "arguments": "{}"}}]},
+          {"role": "tool", "tool_call_id": "no", "content": "p"}]}""");
+    // abc, de\nf, gh; ij, k, lm, {}; no, p
+    assertEquals(3 + 4 + 2 + 2 + 1 + 2 + 2 + 2 + 1, r.textChars());
+    assertEquals(2 + "{\"enable_thinking\":false}".length(),
+        parse(with("\"chat_template_kwargs\": {\"enable_thinking\": false}")).textChars());
+    assertEquals(Integer.MAX_VALUE, parse(with(
+        "\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"f\"}}]")).textChars());
+    assertEquals(Integer.MAX_VALUE, parse(with("\"documents\": [{\"text\": \"d\"}]")).textChars());
+  }
 }

@@ -3,6 +3,7 @@ package dev.tandem.engine.server;
 import dev.tandem.api.ApiError;
 import dev.tandem.api.ErrorResponses;
 import dev.tandem.chat.ChatAnswer;
+import dev.tandem.chat.ChatPrompt;
 import dev.tandem.chat.ChatRequest;
 import dev.tandem.chat.ChatSetup;
 import dev.tandem.chat.ChatTemplate;
@@ -15,8 +16,8 @@ import io.vertx.ext.web.RoutingContext;
 /**
  * {@code POST /v1/chat/completions}, as {@code mlc_llm serve} serves it: the chat is checked,
  * rendered with the chat template and tokenized (without added special tokens: the template
- * writes them) on a worker, then runs as the completion of that prompt — same sampling, limits,
- * streaming and back-pressure — and is answered as {@code chat.completion(.chunk)} objects, with
+ * writes them) on a worker unless short ({@link ChatPrompt}), then runs as the completion of that
+ * prompt — same sampling, limits, streaming and back-pressure — and is answered as {@code chat.completion(.chunk)} objects, with
  * tool calls parsed out under {@code --tool-call-parser hermes}.
  */
 final class ChatCompletionHandler {
@@ -49,14 +50,13 @@ final class ChatCompletionHandler {
     String id = request.sampling().user() != null ? request.sampling().user() : ChatRequest.newChatId();
     Context context = rc.vertx().getOrCreateContext();
     HttpServerResponse response = rc.response();
-    rc.vertx().executeBlocking(() -> {
-      int[] ids = tokenizer.encode(template.render(request));
+    ChatPrompt.ids(rc.vertx(), request, template, tokenizer, ids -> {
       if (ids.length == 0) {
         throw ApiError.invalid("messages", "the chat template rendered these messages as an empty prompt");
       }
       engine.checkPrompt(ids, request.sampling().maxTokens());
       return ids;
-    }, false).onSuccess(ids -> {
+    }).onSuccess(ids -> {
       ChatAnswer answer = new ChatAnswer(id, System.currentTimeMillis() / 1000, request.model(),
           request.sampling().n(), setup.parseToolCalls(request));
       completions.submit(context, response, id, request.toCompletion(ids),

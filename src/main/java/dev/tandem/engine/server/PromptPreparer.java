@@ -9,6 +9,7 @@ import dev.tandem.engine.sched.GenerationRequest;
 import dev.tandem.engine.sched.LogitControls;
 import dev.tandem.engine.sched.SamplingParams;
 import dev.tandem.tokenizer.TextTokenizer;
+import dev.tandem.tokenizer.TokenizerWork;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.Map;
@@ -16,7 +17,10 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import java.util.concurrent.ThreadLocalRandom;
 
-/** Tokenizes and checks a request's prompt on a worker thread, and maps it to an engine request. */
+/**
+ * Tokenizes and checks a request's prompt (on a worker thread unless it is short), and maps it to
+ * an engine request.
+ */
 final class PromptPreparer {
   /** A prompt ready for the engine; {@code echoText} is set when the request asked for echo. */
   record Prepared(int[] ids, String echoText) {}
@@ -51,20 +55,28 @@ final class PromptPreparer {
     return body;
   }
 
-  /** Tokens of the prompt, checked against vocabulary and context (400 otherwise). */
+  /**
+   * Tokens of the prompt, checked against vocabulary and context (400 otherwise): on a worker
+   * when it has a long text to tokenize or many ids to decode for echo, else at once
+   * ({@link TokenizerWork}).
+   */
   Future<Prepared> prepare(CompletionRequest request, Integer checkMaxTokens) {
-    return vertx.executeBlocking(() -> {
+    boolean onLoop = request.prompt().isText()
+        ? TokenizerWork.textOnLoop(request.prompt().text().length())
+        : !request.echo() || TokenizerWork.idsOnLoop(request.prompt().tokenIds().length);
+    return TokenizerWork.run(vertx, onLoop, () -> {
       int[] ids = request.prompt().isText() ? tokenizer.encode(request.prompt().text())
           : request.prompt().tokenIds();
       engine.checkPrompt(ids, checkMaxTokens);
       String echo = request.echo() ? tokenizer.decode(ids) : null;
       return new Prepared(ids, echo);
-    }, false);
+    });
   }
 
-  /** Decoded text of ids, off the event loop (echo for start_generate). */
+  /** Decoded text of ids, on a worker unless they are few (echo for start_generate). */
   Future<String> decode(int[] ids) {
-    return vertx.executeBlocking(() -> tokenizer.decode(ids), false);
+    return TokenizerWork.run(vertx, TokenizerWork.idsOnLoop(ids.length),
+        () -> tokenizer.decode(ids));
   }
 
   static GenerationRequest generation(String id, int[] ids, CompletionRequest request) {

@@ -4,6 +4,7 @@ import dev.tandem.api.ApiError;
 import dev.tandem.api.CompletionRequest;
 import dev.tandem.api.JsonInts;
 import dev.tandem.chat.ChatAnswer;
+import dev.tandem.chat.ChatPrompt;
 import dev.tandem.chat.ChatRequest;
 import dev.tandem.chat.ChatSetup;
 import dev.tandem.chat.ChatTemplate;
@@ -18,7 +19,8 @@ import java.util.Set;
 /**
  * Chat completions, whatever the transport: a chat becomes token ids here, before any dispatch —
  * checked ({@link ChatRequest}), rendered with the model's chat template and tokenized without
- * added special tokens (the template writes them), off the event loop — and then runs as the
+ * added special tokens (the template writes them), on a worker unless short
+ * ({@link ChatPrompt}) — and then runs as the
  * completion of those ids through {@link CompletionService}: the same checks, limits,
  * dispatchers, retries and resumption in both modes, so disaggregation never sees messages. The
  * client's answer is written as chat objects ({@link ChatOutput}).
@@ -68,8 +70,7 @@ public final class ChatService {
     } catch (ApiError e) {
       return Future.failedFuture(e);
     }
-    return vertx.executeBlocking(
-            () -> JsonInts.written(tokenizer.encode(template.render(request))), false)
+    return ChatPrompt.ids(vertx, request, template, tokenizer, JsonInts::written)
         .compose(ids -> {
           if (ids.isEmpty()) {
             return Future.failedFuture(ApiError.invalid("messages",

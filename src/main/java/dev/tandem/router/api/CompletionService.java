@@ -20,6 +20,7 @@ import dev.tandem.router.dispatch.Dispatcher;
 import dev.tandem.router.metrics.RequestClock;
 import dev.tandem.router.upstream.Cancellation;
 import dev.tandem.tokenizer.TextTokenizer;
+import dev.tandem.tokenizer.TokenizerWork;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -29,8 +30,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 
 /**
- * Completions, whatever the transport (HTTP or event bus): validate, tokenize off the event loop,
- * then run the request's {@link CompletionFlow} into the transport's {@link ClientOutput}.
+ * Completions, whatever the transport (HTTP or event bus): validate, tokenize (on a worker unless
+ * the prompt is short: {@link TokenizerWork}), then run the request's {@link CompletionFlow} into the transport's {@link ClientOutput}.
  */
 public final class CompletionService {
 
@@ -91,8 +92,10 @@ public final class CompletionService {
           "this router has no tokenizer: send the prompt as token ids"));
     }
     String text = request.prompt().text();
-    // the ids' JSON text written on the worker too: engine bodies copy it
-    return vertx.executeBlocking(() -> JsonInts.written(tokenizer.encode(text)), false)
+    // the ids' JSON text written where they are made (a worker for a long prompt): engine
+    // bodies copy it
+    return TokenizerWork.run(vertx, TokenizerWork.textOnLoop(text.length()),
+            () -> JsonInts.written(tokenizer.encode(text)))
         .compose(prompt -> tokenized(body, request, prompt, cancellation));
   }
 
@@ -153,8 +156,8 @@ public final class CompletionService {
     if (seed != null) {
       engineFields.put("seed", seed);
     }
-    // the prompt's bytes, where it has them (the client's, or written by the tokenizer's
-    // worker), are what engine bodies copy rather than write each id again
+    // the prompt's bytes, where it has them (the client's, or written where the tokenizer ran),
+    // are what engine bodies copy rather than write each id again
     return new CompletionJob(RequestIds.next(), System.currentTimeMillis() / 1000,
         r.model() != null ? r.model() : model.id(), prompt, echo, r.suffix(), r.n(), r.maxTokens(),
         r.stream(), r.includeUsage(), r.logprobs(), r.temperature(), seed, engineFields,
@@ -182,6 +185,7 @@ public final class CompletionService {
       return Future.failedFuture(ApiError.invalid("echo", "unsupported_parameter",
           "this router has no tokenizer to echo a token-id prompt"));
     }
-    return vertx.executeBlocking(() -> tokenizer.decode(tokens), false);
+    return TokenizerWork.run(vertx, TokenizerWork.idsOnLoop(tokens.length),
+        () -> tokenizer.decode(tokens));
   }
 }
