@@ -5,6 +5,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -124,11 +125,33 @@ public final class ChatAnswer {
     JsonArray array = completion.getJsonArray("choices", new JsonArray());
     for (int i = 0; i < array.size(); i++) {
       JsonObject c = array.getJsonObject(i);
-      JsonObject logprobs = c.getJsonObject("logprobs");
-      choices.add(ChatResponses.choice(c.getInteger("index", i), c.getString("text", ""),
-          c.getString("finish_reason"), logprobs == null ? null : TokenLogprob.fromCompletion(logprobs),
-          parseToolCalls, callIds));
+      choices.add(choice(c.getInteger("index", i), c.getString("text", ""),
+          c.getString("finish_reason"), c.getJsonObject("logprobs")));
     }
-    return ChatResponses.completion(id, created, model, choices, completion.getJsonObject("usage"));
+    return whole(choices, completion.getJsonObject("usage"));
+  }
+
+  /**
+   * A finished choice of the answer from its completion choice's fields: tool calls parsed out
+   * when on, the logprobs (the completion's, or null) in chat shape.
+   */
+  public ChatResponses.Choice choice(int index, String text, String finishReason,
+      JsonObject logprobs) {
+    return ChatResponses.choice(index, text, finishReason,
+        logprobs == null ? null : TokenLogprob.fromCompletion(logprobs), parseToolCalls, callIds);
+  }
+
+  /** The {@code chat.completion} of these choices and the completion's usage. */
+  public JsonObject whole(List<ChatResponses.Choice> choices, JsonObject usage) {
+    return ChatResponses.completion(id, created, model, choices, usage);
+  }
+
+  /**
+   * {@link #whole(List, JsonObject)}'s JSON written straight as bytes, the usage by
+   * {@code usage}; false where only the general encoder can ({@link ChatResponses#write}).
+   */
+  public boolean writeWhole(JsonBytes w, List<ChatResponses.Choice> choices,
+      Predicate<JsonBytes> usage) {
+    return ChatResponses.write(w, id, created, model, choices, usage);
   }
 }

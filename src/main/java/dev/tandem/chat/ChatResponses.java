@@ -1,8 +1,11 @@
 package dev.tandem.chat;
 
+import dev.tandem.api.JsonBytes;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -11,6 +14,20 @@ import java.util.function.Supplier;
  * machinery they have. Pure functions.
  */
 public final class ChatResponses {
+  private static final byte[] ID = bytes("{\"id\":");
+  private static final byte[] OBJECT_CREATED = bytes(",\"object\":\"chat.completion\",\"created\":");
+  private static final byte[] MODEL = bytes(",\"model\":");
+  private static final byte[] CHOICES = bytes(",\"choices\":[");
+  private static final byte[] INDEX = bytes("{\"index\":");
+  private static final byte[] CONTENT = bytes(",\"message\":{\"role\":\"assistant\",\"content\":");
+  private static final byte[] REFUSAL = bytes(",\"refusal\":null");
+  private static final byte[] TOOL_CALLS = bytes(",\"tool_calls\":");
+  private static final byte[] LOGPROBS = bytes("},\"logprobs\":");
+  private static final byte[] FINISH = bytes(",\"finish_reason\":");
+  private static final byte[] USAGE = bytes("],\"usage\":");
+  private static final byte[] COMMA = {','};
+  private static final byte[] END_OBJECT = {'}'};
+
   private ChatResponses() {}
 
   /**
@@ -63,15 +80,65 @@ public final class ChatResponses {
         .put("model", model).put("choices", array).put("usage", usage);
   }
 
+  /**
+   * {@link #completion}'s JSON written straight as bytes, the usage by {@code usage}: the same
+   * keys in the same order (ChatResponsesTest). False where a value needs the general encoder (a
+   * lone surrogate, NaN); {@code w} then holds part of it.
+   */
+  public static boolean write(JsonBytes w, String id, long created, String model,
+      List<Choice> choices, Predicate<JsonBytes> usage) {
+    if (!w.raw(ID).value(id)) {
+      return false;
+    }
+    if (!w.raw(OBJECT_CREATED).number(created).raw(MODEL).value(model)) {
+      return false;
+    }
+    w.raw(CHOICES);
+    for (int i = 0; i < choices.size(); i++) {
+      Choice c = choices.get(i);
+      if (i > 0) {
+        w.raw(COMMA);
+      }
+      if (!w.raw(INDEX).number(c.index()).raw(CONTENT).value(c.content())) {
+        return false;
+      }
+      w.raw(REFUSAL);
+      if (!c.toolCalls().isEmpty() && !w.raw(TOOL_CALLS).value(toolCalls(c))) {
+        return false;
+      }
+      if (!w.raw(LOGPROBS).value(c.logprobs() == null ? null
+          : TokenLogprob.chatLogprobs(c.logprobs()))) {
+        return false;
+      }
+      if (!w.raw(FINISH).value(c.finishReason())) {
+        return false;
+      }
+      w.raw(END_OBJECT);
+    }
+    if (!usage.test(w.raw(USAGE))) {
+      return false;
+    }
+    w.raw(END_OBJECT);
+    return true;
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
   /** {@code {role: "assistant", content, refusal: null, tool_calls?}}. */
   static JsonObject message(Choice c) {
     JsonObject m = new JsonObject().put("role", "assistant").put("content", c.content()).putNull("refusal");
     if (!c.toolCalls().isEmpty()) {
-      JsonArray calls = new JsonArray();
-      c.toolCalls().forEach(t -> calls.add(toolCall(t)));
-      m.put("tool_calls", calls);
+      m.put("tool_calls", toolCalls(c));
     }
     return m;
+  }
+
+  private static JsonArray toolCalls(Choice c) {
+    JsonArray calls = new JsonArray();
+    c.toolCalls().forEach(t -> calls.add(toolCall(t)));
+    return calls;
   }
 
   /** {@code {id, type: "function", function: {name, arguments}}}. */

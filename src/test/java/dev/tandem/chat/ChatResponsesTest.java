@@ -1,6 +1,11 @@
 package dev.tandem.chat;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.api.FastJson;
+import dev.tandem.api.JsonBytes;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -55,5 +60,38 @@ class ChatResponsesTest {
     JsonArray content = TokenLogprob.chatLogprobs(tokens).getJsonArray("content");
     assertEquals(new JsonArray().add(32).add(98), content.getJsonObject(1).getJsonArray("bytes"));
     assertEquals(List.of(), TokenLogprob.fromCompletion(null));
+  }
+
+  @Test
+  void aWholeAnswersBytesAreItsJson() {
+    List<TokenLogprob> logprobs = List.of(new TokenLogprob("Hé", -0.25,
+        List.of(new TokenLogprob.Alternative("Hé", -0.25), new TokenLogprob.Alternative("Hi", -1.5))));
+    String call = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": \"\u2713\"}}\n</tool_call>";
+    List<List<ChatResponses.Choice>> answers = List.of(
+        List.of(ChatResponses.choice(0, "plain", "stop", null, false, () -> "c")),
+        List.of(ChatResponses.choice(0, "quote \" \\ \n \u2713 \ud83d\ude00", "length", logprobs,
+                false, () -> "c"),
+            ChatResponses.choice(1, "", null, null, false, () -> "c")),
+        List.of(ChatResponses.choice(0, call, "stop", null, true, () -> "call_1"),
+            ChatResponses.choice(1, "before " + call, "length", logprobs, true, () -> "call_2")),
+        List.of());
+    for (String model : new String[] {"m", null, "m\u00e9"}) {
+      for (JsonObject usage : new JsonObject[] {ChatResponses.usage(7, 3), null,
+          ChatResponses.usage(1, 2).put("extra", new JsonObject().put("ttft_s", 0.0123))}) {
+        for (List<ChatResponses.Choice> choices : answers) {
+          JsonObject json = ChatResponses.completion("chatcmpl-1", 1730000000L, model, choices, usage);
+          JsonBytes w = JsonBytes.writer();
+          assertTrue(ChatResponses.write(w, "chatcmpl-1", 1730000000L, model, choices,
+              u -> u.value(usage)));
+          assertEquals(FastJson.toBuffer(json), w.toBuffer(), json.encode());
+        }
+      }
+    }
+    // a lone surrogate: only the general encoder writes it, and the writer says so
+    List<ChatResponses.Choice> lone = List.of(ChatResponses.choice(0, "x\ud83dy", "stop", null,
+        false, () -> "c"));
+    assertFalse(ChatResponses.write(JsonBytes.writer(), "id", 1, "m", lone, u -> true));
+    assertFalse(ChatResponses.write(JsonBytes.writer(), "id", 1, "m", answers.get(0), u -> false),
+        "a usage that only the general encoder writes");
   }
 }

@@ -53,11 +53,14 @@ final class ChatOutput implements ClientOutput {
     out.drainHandler(handler);
   }
 
-  /** A stream's outputs send {@code response} as the usage chunk: the chat one, for a chat. */
+  /**
+   * A stream's outputs send the end's chunk as the usage chunk: the chat one, for a chat; a
+   * whole answer is the {@code chat.completion} ({@link ChatWholeAnswer}).
+   */
   @Override
   public void complete(AnswerEnd end) {
-    out.complete(AnswerEnd.of(stream ? answer.usageChunk(end.usage()) : answer.whole(end.toJson()),
-        end));
+    out.complete(stream ? AnswerEnd.of(answer.usageChunk(end.usage()), end)
+        : new ChatWholeAnswer(answer, end));
   }
 
   @Override

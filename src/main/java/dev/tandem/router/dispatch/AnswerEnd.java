@@ -1,9 +1,13 @@
 package dev.tandem.router.dispatch;
 
 import dev.tandem.api.FastJson;
+import dev.tandem.api.JsonBytes;
 import dev.tandem.api.SseWriter;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * How a request's answer ends, as the flow hands it to its output: the token counts, the usage,
@@ -28,6 +32,32 @@ public interface AnswerEnd extends ClientChunk {
    */
   default Buffer toJsonBuffer() {
     return FastJson.toBuffer(toJson());
+  }
+
+  /** One choice of a whole answer, as the client's completion has it. */
+  record WholeChoice(int index, String text, String finishReason, JsonObject logprobs) {}
+
+  /**
+   * A whole answer's choices, in order (a stream's end has none): read from {@link #toJson()},
+   * unless the end has them at hand.
+   */
+  default List<WholeChoice> wholeChoices() {
+    List<WholeChoice> choices = new ArrayList<>();
+    JsonArray array = toJson().getJsonArray("choices", new JsonArray());
+    for (int i = 0; i < array.size(); i++) {
+      JsonObject c = array.getJsonObject(i);
+      choices.add(new WholeChoice(c.getInteger("index", i), c.getString("text", ""),
+          c.getString("finish_reason"), c.getJsonObject("logprobs")));
+    }
+    return choices;
+  }
+
+  /**
+   * {@link #usage()} appended to {@code w} as JSON; false (with part of it written) where only
+   * the general encoder writes a value. The flow's own ends splice the engine's record.
+   */
+  default boolean writeUsage(JsonBytes w) {
+    return w.value(usage());
   }
 
   /** An end whose last chunk is {@code json} (a chat's shape), with {@code counted}'s tokens. */

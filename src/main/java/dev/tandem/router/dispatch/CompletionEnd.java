@@ -12,6 +12,8 @@ import dev.tandem.api.SseWriter;
 import dev.tandem.router.upstream.UsageExtra;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -21,13 +23,14 @@ import java.util.Map;
  */
 final class CompletionEnd implements AnswerEnd {
   private static final byte[] CHOICE = bytes("{\"index\":");
-  private static final byte[] USAGE = bytes("],\"usage\":{\"prompt_tokens\":");
+  private static final byte[] USAGE = bytes("],\"usage\":");
+  private static final byte[] PROMPT_TOKENS = bytes("{\"prompt_tokens\":");
   private static final byte[] COMPLETION_TOKENS = bytes(",\"completion_tokens\":");
   private static final byte[] TOTAL_TOKENS = bytes(",\"total_tokens\":");
   private static final byte[] EXTRA = bytes(",\"extra\":{");
   private static final byte[] ROUTING_KEY = bytes(",\"routing\":");
-  private static final byte[] USAGE_END = bytes("}}" + SseWriter.EVENT_END);
-  private static final byte[] ANSWER_END = bytes("}}");
+  private static final byte[] USAGE_END = bytes("}" + SseWriter.EVENT_END);
+  private static final byte[] ANSWER_END = bytes("}");
   private static final byte[] COMMA = {','};
   private static final byte[] COLON = {':'};
   private static final byte[] END_OBJECT = {'}'};
@@ -96,7 +99,7 @@ final class CompletionEnd implements AnswerEnd {
     if (owner.job().stream()) {
       byte[] prefix = owner.ssePrefix(); // up to "choices":[ and the delta's {"index":
       w.raw(prefix, 0, prefix.length - CHOICE_START);
-      if (writeUsage(w)) {
+      if (writeUsage(w.raw(USAGE))) {
         w.raw(USAGE_END);
         return;
       }
@@ -116,7 +119,7 @@ final class CompletionEnd implements AnswerEnd {
       JsonBytes w = JsonBytes.threadWriter();
       byte[] prefix = owner.ssePrefix(); // data: and the envelope, up to the choice's {"index":
       w.raw(prefix, DATA_LENGTH, prefix.length - CHOICE_START - DATA_LENGTH);
-      if (writeChoices(w) && writeUsage(w)) {
+      if (writeChoices(w) && writeUsage(w.raw(USAGE))) {
         return w.raw(ANSWER_END).toBuffer();
       }
     }
@@ -147,11 +150,33 @@ final class CompletionEnd implements AnswerEnd {
     return true;
   }
 
-  /** {@code ],"usage":} and the usage, without its closing brace; false as above. */
-  private boolean writeUsage(JsonBytes w) {
-    w.raw(USAGE).number(promptTokens).raw(COMPLETION_TOKENS).number(completionTokens)
+  /**
+   * The usage as bytes, the engine's record spliced as it came (so a number is spelled as the
+   * engine spelled it); false as above.
+   */
+  @Override
+  public boolean writeUsage(JsonBytes w) {
+    w.raw(PROMPT_TOKENS).number(promptTokens).raw(COMPLETION_TOKENS).number(completionTokens)
         .raw(TOTAL_TOKENS).number(totalTokens());
-    return writeExtra(w);
+    if (!writeExtra(w)) {
+      return false;
+    }
+    w.raw(END_OBJECT);
+    return true;
+  }
+
+  /** The ledger's choices, as {@link #toJson()} has them: no JSON built. */
+  @Override
+  public List<WholeChoice> wholeChoices() {
+    if (owner.job().stream()) {
+      return List.of();
+    }
+    List<WholeChoice> choices = new ArrayList<>(ledger.size());
+    for (int i = 0; i < ledger.size(); i++) {
+      ChoiceLedger.Choice c = ledger.get(i);
+      choices.add(new WholeChoice(i, owner.wholeText(c), c.finishReason, owner.wholeLogprobs(c)));
+    }
+    return choices;
   }
 
   /** {@link #extra}'s members as bytes, in its order; false where the general encoder must. */

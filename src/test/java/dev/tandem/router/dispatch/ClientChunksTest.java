@@ -212,6 +212,13 @@ class ClientChunksTest {
                 String where = text[0] + " / " + n + " / " + echoSuffix[0] + " / " + lp + " / "
                     + (extra == null ? null : extra.json()) + " / " + (routing != null);
                 assertEquals(json, end.toJsonBuffer(), where);
+                // what a chat's whole answer reads of it: the choices and the usage's bytes
+                AnswerEnd fromJson = AnswerEnd.of(end.toJson(), end);
+                assertEquals(fromJson.wholeChoices(), end.wholeChoices(), where);
+                JsonBytes usage = JsonBytes.writer();
+                if (end.writeUsage(usage)) {
+                  assertEquals(FastJson.toBuffer(end.usage()), usage.toBuffer(), where);
+                }
               }
             }
           }
