@@ -100,8 +100,15 @@ public record ChatRequest(String model, List<ChatMessage> messages, SamplingFiel
   }
 
   /**
-   * The chars of the request's own text that its template renders: the messages' and the
-   * template arguments'. Tools and documents are not counted: a request with either counts as
+   * The chars a template writes around each message (its role and markers): ChatML's are 22,
+   * Llama 3's 46.
+   */
+  static final int MESSAGE_MARKUP_CHARS = 32;
+
+  /**
+   * About how many chars its template renders of the request: the messages' own text and the
+   * template arguments', and {@link #MESSAGE_MARKUP_CHARS} a message (a thousand one-char messages
+   * are a long prompt). Tools and documents are not counted: a request with either counts as
    * {@link Integer#MAX_VALUE} (their schemas and the template's instructions for them are long).
    */
   public int textChars() {
@@ -110,7 +117,7 @@ public record ChatRequest(String model, List<ChatMessage> messages, SamplingFiel
     }
     long chars = chatTemplateKwargs == null ? 0 : chatTemplateKwargs.encode().length();
     for (ChatMessage m : messages) {
-      chars += m.textChars();
+      chars += MESSAGE_MARKUP_CHARS + m.textChars();
     }
     return (int) Math.min(chars, Integer.MAX_VALUE);
   }

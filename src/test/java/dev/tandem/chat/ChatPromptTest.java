@@ -91,6 +91,18 @@ class ChatPromptTest {
   }
 
   @Test
+  void manyShortMessagesAreALongChat() throws Exception {
+    JsonArray messages = new JsonArray();
+    for (int i = 0; i < 40; i++) {
+      messages.add(new JsonObject().put("role", i % 2 == 0 ? "user" : "assistant").put("content", "k"));
+    }
+    ChatRequest many = ChatRequest.parse(new JsonObject().put("messages", messages));
+    Tokenized t = ids(many, chatMl);
+    assertTrue(t.thread().contains("worker"), t.thread());
+    assertTheTemplatesIds(t, many, chatMl);
+  }
+
+  @Test
   void aShortChatThatTheTemplateMakesLongIsTokenizedOnAWorker() throws Exception {
     Path file = Files.writeString(dir.resolve("preamble.jinja"), "You are a helpful assistant. "
         .repeat(40) + "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}"

@@ -248,9 +248,10 @@ class ChatRequestTest {
            "tool_calls": [{"id": "k", "type": "function",
                            "function": {"name": "lm", "arguments": "{}"}}]},
           {"role": "tool", "tool_call_id": "no", "content": "p"}]}""");
-    // abc, de\nf, gh; ij, k, lm, {}; no, p
-    assertEquals(3 + 4 + 2 + 2 + 1 + 2 + 2 + 2 + 1, r.textChars());
-    assertEquals(2 + "{\"enable_thinking\":false}".length(),
+    // abc, de\nf, gh; ij, k, lm, {}; no, p; and each message's markup
+    assertEquals(3 + 4 + 2 + 2 + 1 + 2 + 2 + 2 + 1 + 4 * ChatRequest.MESSAGE_MARKUP_CHARS,
+        r.textChars());
+    assertEquals(2 + ChatRequest.MESSAGE_MARKUP_CHARS + "{\"enable_thinking\":false}".length(),
         parse(with("\"chat_template_kwargs\": {\"enable_thinking\": false}")).textChars());
     assertEquals(Integer.MAX_VALUE, parse(with(
         "\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"f\"}}]")).textChars());
