@@ -15,7 +15,8 @@
 # router; bench/compare-profiles.py then puts the two side by side in microseconds per
 # request), CONNS (64), WARMUP_CONNS (CONNS: 64 warms a one-connection profile as the zero pass
 # warms its routers), STREAM (1; 0 for non-streaming), API
-# (completions; chat: POST /v1/chat/completions with one user message, through the chat template,
+# (completions: a prompt of PROMPT_LEN token ids; text: the same endpoint with a prompt of
+# PROMPT_LEN words, which the router tokenizes; chat: POST /v1/chat/completions with one user message, through the chat template,
 # after CHAT_HISTORY_WORDS (0) words of earlier turns, 100 words a message: every request the same
 # conversation, so a router that keeps prompts' beginnings tokenizes only the last turn's tail),
 # WARMUP_SECONDS (30), PROFILE_SECONDS (15), EVENT (cpu: perf_events, which charges kernel time to
@@ -96,6 +97,19 @@ fi
 tb_wrk_bodies "$WORK" "$PROMPT_LEN" "$OUTPUT_LEN"
 body="$WORK/body-$([[ "$STREAM" == 1 ]] && echo stream || echo plain).json"
 path=/v1/completions
+if [[ "${API:-completions}" == text ]]; then
+  body="$WORK/body-text.json"
+  python3 - "$body" "$PROMPT_LEN" "$OUTPUT_LEN" "$STREAM" <<'PY'
+import json, sys
+path, words, output_len, stream = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
+vocab = "the river was low that summer and people in town said it a good day routers route".split()
+body = {"prompt": " ".join(vocab[(i * 7) % len(vocab)] for i in range(words)),
+        "max_tokens": output_len, "stream": stream, "debug_config": {"ignore_eos": True}}
+if stream:
+    body["stream_options"] = {"include_usage": True}
+open(path, "w").write(json.dumps(body, separators=(",", ":")))
+PY
+fi
 if [[ "${API:-completions}" == chat ]]; then
   path=/v1/chat/completions
   body="$WORK/body-chat.json"
