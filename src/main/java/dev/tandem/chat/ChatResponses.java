@@ -15,7 +15,8 @@ import java.util.function.Supplier;
  */
 public final class ChatResponses {
   private static final byte[] ID = bytes("{\"id\":");
-  private static final byte[] OBJECT_CREATED = bytes(",\"object\":\"chat.completion\",\"created\":");
+  private static final byte[] OBJECT_CREATED =
+      bytes(",\"object\":\"chat.completion\",\"created\":");
   private static final byte[] MODEL = bytes(",\"model\":");
   private static final byte[] CHOICES = bytes(",\"choices\":[");
   private static final byte[] INDEX = bytes("{\"index\":");

@@ -17,8 +17,9 @@ import io.vertx.ext.web.RoutingContext;
  * {@code POST /v1/chat/completions}, as {@code mlc_llm serve} serves it: the chat is checked,
  * rendered with the chat template and tokenized (without added special tokens: the template
  * writes them) on a worker unless short ({@link ChatPrompt}), then runs as the completion of that
- * prompt — same sampling, limits, streaming and back-pressure — and is answered as {@code chat.completion(.chunk)} objects, with
- * tool calls parsed out under {@code --tool-call-parser hermes}.
+ * prompt — same sampling, limits, streaming and back-pressure — and is answered as
+ * {@code chat.completion(.chunk)} objects, with tool calls parsed out under
+ * {@code --tool-call-parser hermes}.
  */
 final class ChatCompletionHandler {
   private final Engine engine;

@@ -19,11 +19,11 @@ import java.util.Set;
 /**
  * Chat completions, whatever the transport: a chat becomes token ids here, before any dispatch —
  * checked ({@link ChatRequest}), rendered with the model's chat template and tokenized without
- * added special tokens (the template writes them), on a worker unless short
- * ({@link ChatPrompt}) — and then runs as the
- * completion of those ids through {@link CompletionService}: the same checks, limits,
- * dispatchers, retries and resumption in both modes, so disaggregation never sees messages. The
- * client's answer is written as chat objects ({@link ChatOutput}).
+ * added special tokens (the template writes them), on a worker unless short ({@link ChatPrompt})
+ * — and then runs as the completion of those ids through {@link CompletionService}: the same
+ * checks, limits, dispatchers, retries and resumption in both modes, so disaggregation never sees
+ * messages. The client's answer is written as chat objects ({@link ChatOutput}), a whole one
+ * straight as bytes ({@link ChatWholeAnswer}).
  */
 public final class ChatService {
 

@@ -31,7 +31,8 @@ import java.util.function.Supplier;
 
 /**
  * Completions, whatever the transport (HTTP or event bus): validate, tokenize (on a worker unless
- * the prompt is short: {@link TokenizerWork}), then run the request's {@link CompletionFlow} into the transport's {@link ClientOutput}.
+ * the prompt is short: {@link TokenizerWork}), then run the request's {@link CompletionFlow} into
+ * the transport's {@link ClientOutput}.
  */
 public final class CompletionService {
 
