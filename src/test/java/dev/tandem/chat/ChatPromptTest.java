@@ -68,7 +68,8 @@ class ChatPromptTest {
     return ChatRequest.parse(more == null ? body : body.mergeIn(more));
   }
 
-  private static void assertTheTemplatesIds(Tokenized t, ChatRequest request, ChatTemplate template) {
+  private static void assertTheTemplatesIds(Tokenized t, ChatRequest request,
+      ChatTemplate template) {
     assertArrayEquals(tokenizer.encode(template.render(request)), t.ids());
   }
 
@@ -94,7 +95,8 @@ class ChatPromptTest {
   void manyShortMessagesAreALongChat() throws Exception {
     JsonArray messages = new JsonArray();
     for (int i = 0; i < 40; i++) {
-      messages.add(new JsonObject().put("role", i % 2 == 0 ? "user" : "assistant").put("content", "k"));
+      messages.add(new JsonObject().put("role", i % 2 == 0 ? "user" : "assistant")
+          .put("content", "k"));
     }
     ChatRequest many = ChatRequest.parse(new JsonObject().put("messages", messages));
     Tokenized t = ids(many, chatMl);
@@ -117,8 +119,9 @@ class ChatPromptTest {
 
   @Test
   void aChatWithToolsGoesToAWorkerHoweverShort() throws Exception {
-    ChatRequest tools = chat("hi", new JsonObject().put("tools", new JsonArray().add(
-        new JsonObject().put("type", "function").put("function", new JsonObject().put("name", "f")))));
+    JsonObject f = new JsonObject().put("type", "function")
+        .put("function", new JsonObject().put("name", "f"));
+    ChatRequest tools = chat("hi", new JsonObject().put("tools", new JsonArray().add(f)));
     Tokenized t = ids(tools, chatMl);
     assertTrue(t.thread().contains("worker"), t.thread());
     assertTheTemplatesIds(t, tools, chatMl);

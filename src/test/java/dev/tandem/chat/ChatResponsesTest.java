@@ -79,7 +79,8 @@ class ChatResponsesTest {
       for (JsonObject usage : new JsonObject[] {ChatResponses.usage(7, 3), null,
           ChatResponses.usage(1, 2).put("extra", new JsonObject().put("ttft_s", 0.0123))}) {
         for (List<ChatResponses.Choice> choices : answers) {
-          JsonObject json = ChatResponses.completion("chatcmpl-1", 1730000000L, model, choices, usage);
+          JsonObject json =
+              ChatResponses.completion("chatcmpl-1", 1730000000L, model, choices, usage);
           JsonBytes w = JsonBytes.writer();
           assertTrue(ChatResponses.write(w, "chatcmpl-1", 1730000000L, model, choices,
               u -> u.value(usage)));

@@ -11,7 +11,7 @@ import io.vertx.core.json.JsonObject;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** A chat's whole answer written as bytes is the JSON the chat answer builds from the completion. */
+/** A chat's whole answer written as bytes is the JSON the chat answer builds from its completion. */
 class ChatWholeAnswerTest {
 
   /** A completion's end known only by its JSON (AnswerEnd's own reading of choices and usage). */
@@ -52,7 +52,8 @@ class ChatWholeAnswerTest {
   @Test
   void theBytesAreTheChatCompletionsJsonAndTheCountsTheCompletions() {
     JsonObject logprobs = new JsonObject().putNull("text_offset")
-        .put("token_logprobs", new JsonArray().add(-0.25)).put("tokens", new JsonArray().add(" a\n"))
+        .put("token_logprobs", new JsonArray().add(-0.25))
+        .put("tokens", new JsonArray().add(" a\n"))
         .put("top_logprobs", new JsonArray().add(new JsonObject().put(" a\n", -0.25)));
     String call = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>";
     JsonObject usage = new JsonObject().put("prompt_tokens", 3).put("completion_tokens", 5)
