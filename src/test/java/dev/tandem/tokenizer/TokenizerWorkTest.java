@@ -9,6 +9,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,17 +36,22 @@ class TokenizerWorkTest {
   private static Ran ask(boolean onLoop, boolean fail) throws Exception {
     CompletableFuture<Ran> ran = new CompletableFuture<>();
     Context context = vertx.getOrCreateContext();
+    CountDownLatch looked = new CountDownLatch(1);
     context.runOnContext(v -> {
       String loop = Thread.currentThread().getName();
       String[] worker = new String[1];
       Future<String> f = TokenizerWork.run(vertx, onLoop, () -> {
         worker[0] = Thread.currentThread().getName();
+        if (!worker[0].equals(loop)) { // a worker: not done before the loop has looked
+          looked.await(10, TimeUnit.SECONDS);
+        }
         if (fail) {
           throw new IllegalArgumentException("no");
         }
         return "ids";
       });
       boolean atOnce = f.isComplete();
+      looked.countDown();
       f.onComplete(r -> ran.complete(new Ran(loop, worker[0], atOnce, r.result(), r.cause())));
     });
     return ran.get(10, TimeUnit.SECONDS);
