@@ -48,10 +48,8 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
   /** Ids of requests in flight (waiting, running or parked): a second one with the same id is refused. */
   private final ConcurrentHashMap<String, RequestState> active = new ConcurrentHashMap<>();
   private final Thread thread;
+  private final EngineGauges gauges;
   private volatile boolean closed;
-  private volatile Gauges gauges;
-
-  private record Gauges(int running, int waiting, int parked, int free, int cached) {}
 
   public Engine(ForwardModel model, TextTokenizer tokenizer, EngineOptions options) {
     this(model, tokenizer, options, GenerationConfig.NONE);
@@ -75,7 +73,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
     this.receiving = new KvReceiveSide(kv, scheduler, emitter, counters, options, this::onDone);
     this.sending = new KvSendSide(kv, scheduler, emitter, counters);
     this.batchStep = new BatchStep(model, kv, emitter, counters, throughput);
-    this.gauges = new Gauges(0, 0, 0, kv.pages().numFree(), 0);
+    this.gauges = new EngineGauges(scheduler, receiving, kv);
     this.thread = new Thread(this::loop, "tandem-engine");
     thread.setDaemon(true);
   }
@@ -164,7 +162,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
         null, request.promptTokens().length, System.nanoTime());
     claimId(placeholder);
     CompletableFuture<PrepareReceiveResult> result = new CompletableFuture<>();
-    CompletableFuture<PrepareReceiveResult> parked = gaugesFirst(result);
+    CompletableFuture<PrepareReceiveResult> parked = gauges.publishedBefore(result, thread);
     post(() -> {
       try {
         receiving.prepareReceive(request, end, parked, placeholder);
@@ -222,7 +220,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
       if (running) {
         abort(requestId);
       }
-      publishGauges(); // before the reply: its caller may read the gauges next
+      gauges.publish(); // before the reply: its caller may read the gauges next
       result.complete(parked || running);
     }, null);
     return result;
@@ -239,9 +237,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
   }
 
   public EngineStats stats() {
-    Gauges g = gauges;
-    return new EngineStats(g.running(), g.waiting(), g.parked(), g.free(), kv.numPages(),
-        g.cached(), throughput.tokensPerSecond(System.nanoTime()), counters);
+    return gauges.stats(throughput.tokensPerSecond(System.nanoTime()), counters);
   }
 
   public EngineCounters counters() {
@@ -335,13 +331,13 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
         List<Sequence> batch = scheduler.plan();
         // gauges first: a client that sees an output must not then read older gauges
         if (batch.isEmpty()) {
-          publishGauges();
+          gauges.publish();
           emitter.deliver();
           runCommands(true);
           continue;
         }
         batchStep.run(batch);
-        publishGauges();
+        gauges.publish();
         emitter.deliver();
       } catch (InterruptedException e) {
         if (closed) {
@@ -367,7 +363,7 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
       r.run();
     }
     if (first != null) {
-      publishGauges();
+      gauges.publish();
     }
   }
 
@@ -386,32 +382,5 @@ public final class Engine implements KvReceiveTarget, AutoCloseable {
         }
       }
     }
-  }
-
-  /**
-   * A future for a command to complete; {@code reply} completes the same way, after the gauges are
-   * published when that happens on the engine thread. A client that sees a command's reply must
-   * not then read older gauges (prep_recv's parked count and reserved pages), as for outputs
-   * ({@link #loop}).
-   */
-  private <T> CompletableFuture<T> gaugesFirst(CompletableFuture<T> reply) {
-    CompletableFuture<T> command = new CompletableFuture<>();
-    command.whenComplete((value, error) -> {
-      if (Thread.currentThread() == thread) {
-        publishGauges();
-      }
-      if (error != null) {
-        reply.completeExceptionally(error);
-      } else {
-        reply.complete(value);
-      }
-    });
-    return command;
-  }
-
-  private void publishGauges() {
-    RadixPrefixCache cache = scheduler.cache();
-    gauges = new Gauges(scheduler.running.size(), scheduler.waiting.size(), receiving.parkedCount(),
-        kv.pages().numFree(), cache == null ? 0 : cache.cachedPages());
   }
 }
