@@ -103,7 +103,7 @@ public record CompletionRequest(String model, Prompt prompt, Integer maxTokens, 
           e = array.getValue(i); // as Vert.x gives it, for the checks and messages below
         }
         if (!(e instanceof Integer || e instanceof Long)) {
-          throw ApiError.invalid("prompt", "invalid_type", e instanceof String
+          throw ApiError.invalid("prompt", "invalid_type", e instanceof String && i == 0
               ? "\"prompt\" as a list of strings (several prompts) is not supported: send one prompt"
               : "\"prompt\" must be a string or an array of integer token ids; element " + i
                   + " is " + JsonFields.describe(e));

@@ -21,9 +21,12 @@ import dev.tandem.router.metrics.RequestClock;
 import dev.tandem.router.upstream.Cancellation;
 import dev.tandem.tokenizer.TextTokenizer;
 import dev.tandem.tokenizer.TokenizerWork;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
@@ -118,8 +121,15 @@ public final class CompletionService {
         .map(echo -> job(body, request, prompt, echo, cancellation));
   }
 
-  /** As {@link #prepare}, as a request any transport can run. */
+  /**
+   * As {@link #prepare}, as a request any transport can run; a list of prompts as one request
+   * ({@link PromptBatch}).
+   */
   Future<PreparedRequest> prepareRequest(JsonObject body, Cancellation cancellation) {
+    JsonArray prompts = PromptBatch.prompts(body.getValue("prompt"));
+    if (prompts != null) {
+      return PromptBatch.prepare(this, body, prompts, cancellation);
+    }
     Future<CompletionJob> job = prepare(body, cancellation);
     return job.succeeded() ? Future.succeededFuture(prepared(job.result())) : job.map(this::prepared);
   }
@@ -172,9 +182,41 @@ public final class CompletionService {
 
   /** As {@link #execute(CompletionJob, ClientOutput)}, noting first token and engine on {@code clock}. */
   Future<Void> execute(CompletionJob job, ClientOutput output, RequestClock clock) {
+    return flow(job, output, clock).run().andThen(this::ended);
+  }
+
+  /**
+   * The prompts of one request ({@link PromptBatch}) side by side, each job's answer into its
+   * part of one {@link BatchOutput}; the output has been completed or failed when this completes.
+   */
+  Future<Void> executeAll(List<CompletionJob> jobs, ClientOutput output, RequestClock clock) {
+    BatchOutput batch = new BatchOutput(output, jobs.size());
+    List<CompletionFlow> flows = new ArrayList<>(jobs.size());
+    int choices = 0;
+    for (CompletionJob job : jobs) {
+      flows.add(flow(job, batch.part(job.promptIndex()), clock));
+      choices += job.n();
+    }
+    if (clock != null) {
+      clock.choices(choices); // for the time per token: the request's choices, all prompts'
+    }
+    List<Future<Void>> runs = new ArrayList<>(flows.size());
+    for (CompletionFlow flow : flows) {
+      runs.add(flow.run()); // a failure cancels the request: the other flows end too
+    }
+    // the request's error is the one its client got: the first prompt's failure, not the
+    // cancellations it caused in the others
+    return Future.join(runs).<Void>transform(ar -> batch.failure() == null
+        ? Future.succeededFuture() : Future.failedFuture(batch.failure())).andThen(this::ended);
+  }
+
+  private CompletionFlow flow(CompletionJob job, ClientOutput output, RequestClock clock) {
     return new CompletionFlow(vertx, job, dispatcher, output, limits, metrics, deliveredTokens,
-        clock).run()
-        .andThen(ar -> metrics.requestEnded(ar.succeeded() ? 200 : ApiError.from(ar.cause()).status()));
+        clock);
+  }
+
+  private void ended(AsyncResult<Void> ar) {
+    metrics.requestEnded(ar.succeeded() ? 200 : ApiError.from(ar.cause()).status());
   }
 
   /** The prompt's text for a request that asked for echo. */

@@ -49,14 +49,14 @@ final class ClientChunks {
   }
 
   ClientChunk delta(int index, String text, JsonObject logprobs, String finishReason) {
-    return new Delta(this, index, text, logprobs, finishReason);
+    return new Delta(this, job.answerIndex(index), text, logprobs, finishReason);
   }
 
   JsonObject response(ChoiceLedger ledger, JsonObject usage) {
     JsonArray choices = new JsonArray();
     for (int i = 0; i < ledger.size(); i++) {
       ChoiceLedger.Choice c = ledger.get(i);
-      choices.add(new JsonObject().put("index", i).put("text", wholeText(c))
+      choices.add(new JsonObject().put("index", job.answerIndex(i)).put("text", wholeText(c))
           .put("logprobs", wholeLogprobs(c))
           .put("finish_reason", c.finishReason));
     }

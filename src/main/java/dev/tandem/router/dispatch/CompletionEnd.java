@@ -133,7 +133,7 @@ final class CompletionEnd implements AnswerEnd {
       if (i > 0) {
         w.raw(COMMA);
       }
-      w.raw(CHOICE).number(i).raw(TEXT);
+      w.raw(CHOICE).number(owner.job().answerIndex(i)).raw(TEXT);
       if (!w.value(owner.wholeText(c))) {
         return false;
       }
@@ -174,7 +174,8 @@ final class CompletionEnd implements AnswerEnd {
     List<WholeChoice> choices = new ArrayList<>(ledger.size());
     for (int i = 0; i < ledger.size(); i++) {
       ChoiceLedger.Choice c = ledger.get(i);
-      choices.add(new WholeChoice(i, owner.wholeText(c), c.finishReason, owner.wholeLogprobs(c)));
+      choices.add(new WholeChoice(owner.job().answerIndex(i), owner.wholeText(c), c.finishReason,
+          owner.wholeLogprobs(c)));
     }
     return choices;
   }

@@ -53,7 +53,7 @@ public final class CompletionFlow implements RelayTarget {
   private final RequestClock clock;
   /** Engines that failed this request: later attempts avoid them (Set.of() until one fails). */
   private Set<Integer> failedEngines = Set.of();
-  private final List<Handler<Void>> drainWaiters = new ArrayList<>();
+  private final DrainWaiters drainWaiters = new DrainWaiters();
   /** The last engine failure: reported instead of "no engine left" once every engine failed. */
   private UpstreamException lastEngineFailure;
   private int attemptCount;
@@ -99,8 +99,8 @@ public final class CompletionFlow implements RelayTarget {
       }
       // Once the client is gone, every failure is a consequence of that.
       Throwable error = job.cancellation().cancelled() ? new ClientGoneException() : ar.cause();
+      output.fail(error); // first: cancelling fails the request's other flows (a list's prompts)
       job.cancellation().cancel(); // stops attempts still running for other choices
-      output.fail(error);
       return Future.failedFuture(error);
     });
   }
@@ -114,7 +114,8 @@ public final class CompletionFlow implements RelayTarget {
       return Future.failedFuture(new ClientGoneException());
     }
     AttemptResult result = new AttemptResult();
-    String engineRequestId = attemptCount++ == 0 ? job.requestId() : job.requestId() + "-" + attemptCount;
+    String engineRequestId = attemptCount++ == 0 ? job.engineRequestId()
+        : job.engineRequestId() + "-" + attemptCount;
     Attempt a = new Attempt(job, spec, engineRequestId, failedEngines, this, result);
     Future<Void> run;
     try {
@@ -220,7 +221,7 @@ public final class CompletionFlow implements RelayTarget {
       }
       List<Future<Void>> runs = new ArrayList<>();
       for (AttemptSpec spec : plan.specs()) {
-        LOG.debug("{}: {}", job.requestId(), spec.purpose());
+        LOG.debug("{}: {}", job.engineRequestId(), spec.purpose());
         metrics.resumeAttempt(spec.replay());
         runs.add(runSpec(spec));
       }
@@ -283,13 +284,6 @@ public final class CompletionFlow implements RelayTarget {
   /** Several streams (choices resumed in parallel) may wait for the same client drain. */
   @Override
   public void onDrain(Handler<Void> handler) {
-    drainWaiters.add(handler);
-    if (drainWaiters.size() == 1) {
-      output.drainHandler(v -> {
-        List<Handler<Void>> waiting = new ArrayList<>(drainWaiters);
-        drainWaiters.clear();
-        waiting.forEach(h -> h.handle(null));
-      });
-    }
+    drainWaiters.add(output, handler);
   }
 }

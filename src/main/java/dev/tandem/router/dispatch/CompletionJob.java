@@ -24,11 +24,46 @@ import io.vertx.core.json.JsonObject;
  * @param seed the sampling seed; the router picks one when a sampling client gave none, so that a
  *     replay after a preempt reproduces the same text on a deterministic engine
  * @param cancellation fired when the client goes away or the request fails
+ * @param promptIndex the prompt's place in the client's list of prompts (0 for a single prompt):
+ *     its choices are numbered {@code promptIndex * n + i} in the answer, and its engine
+ *     requests get ids of their own ({@link #engineRequestId})
  */
 public record CompletionJob(String requestId, long created, String responseModel, JsonInts prompt,
     String echoText, String suffix, int n, Integer maxTokens, boolean stream, boolean includeUsage,
     Integer logprobs, double temperature, Long seed, JsonObject engineFields,
-    Cancellation cancellation) {
+    Cancellation cancellation, int promptIndex) {
+
+  /** A request of one prompt. */
+  public CompletionJob(String requestId, long created, String responseModel, JsonInts prompt,
+      String echoText, String suffix, int n, Integer maxTokens, boolean stream,
+      boolean includeUsage, Integer logprobs, double temperature, Long seed,
+      JsonObject engineFields, Cancellation cancellation) {
+    this(requestId, created, responseModel, prompt, echoText, suffix, n, maxTokens, stream,
+        includeUsage, logprobs, temperature, seed, engineFields, cancellation, 0);
+  }
+
+  /**
+   * This job as prompt {@code index} of a list whose answer is {@code first}'s: the same id and
+   * creation time in every chunk.
+   */
+  public CompletionJob asPrompt(int index, CompletionJob first) {
+    return new CompletionJob(first.requestId, first.created, responseModel, prompt, echoText,
+        suffix, n, maxTokens, stream, includeUsage, logprobs, temperature, seed, engineFields,
+        cancellation, index);
+  }
+
+  /** Choice {@code choice}'s index in the client's answer. */
+  public int answerIndex(int choice) {
+    return promptIndex * n + choice;
+  }
+
+  /**
+   * The id of the job's first engine request (later attempts add {@code -2}, {@code -3}, ...):
+   * the request's id, with {@code -p<index>} for the second and later prompts of a list.
+   */
+  public String engineRequestId() {
+    return promptIndex == 0 ? requestId : requestId + "-p" + promptIndex;
+  }
 
   /** The prompt's token ids (never written to). */
   public int[] promptIds() {

@@ -284,6 +284,50 @@ class RoundRobinFaultsTest {
     })));
   }
 
+  /** Two prompts in one request: {@link #PROMPT} and {@code 1, 2, 3}. */
+  static JsonObject listRequest(int maxTokens, boolean stream) {
+    return request(maxTokens, stream).put("prompt", new JsonArray()
+        .add(new JsonArray(List.of(3, 14, 15, 92))).add(new JsonArray(List.of(1, 2, 3))));
+  }
+
+  @Test
+  void aListOfPromptsSendsEachPromptUnderAnEngineRequestIdOfItsOwn(VertxTestContext ctx) {
+    h.post("/v1/completions", listRequest(3, true).put("n", 2)).onComplete(ctx.succeeding(a -> ctx.verify(() -> {
+      assertEquals(200, a.status(), a.body().toString());
+      assertEquals(expected(3), a.streamedText(0));
+      assertEquals(expected(3), a.streamedText(1));
+      String second = FaultInjectingFakeEngine.expectedGreedyText(new int[] {1, 2, 3}, 3);
+      assertEquals(second, a.streamedText(2));
+      assertEquals(second, a.streamedText(3));
+      List<Received> all = new java.util.ArrayList<>(generations(e1));
+      all.addAll(generations(e2));
+      assertEquals(2, all.size(), "one engine request per prompt, n choices each");
+      String id = new JsonObject(a.events().get(0)).getString("id");
+      assertEquals(java.util.Set.of(id, id + "-p1"),
+          java.util.Set.of(all.get(0).body().getString("user"), all.get(1).body().getString("user")));
+      ctx.completeNow();
+    })));
+  }
+
+  @Test
+  void onePromptRefusedFailsTheListAndStopsTheOtherPromptsEngineRequest(VertxTestContext ctx) {
+    e1.tokenDelayMs(10);
+    e2.tokenDelayMs(10);
+    e1.script(FaultInjectingFakeEngine.GENERATION, Behavior.of(REJECT_400));
+    long t0 = System.currentTimeMillis();
+    h.post("/v1/completions", listRequest(200, false))
+        .compose(a -> {
+          ctx.verify(() -> {
+            assertEquals(400, a.status(), a.body().toString());
+            assertEquals("fake engine rejects this", a.json().getJsonObject("error").getString("message"));
+            assertTrue(System.currentTimeMillis() - t0 < 1_500, "the other prompt did not run its 2 s");
+          });
+          return h.untilTrue("the other prompt's engine request to be aborted", 2_000,
+              () -> e1.abortedByClient() + e2.abortedByClient() == 1);
+        })
+        .onComplete(ctx.succeedingThenComplete());
+  }
+
   @Test
   void preemptedStreamContinuesFromWhatWasDeliveredWithoutRepeating(VertxTestContext ctx) {
     e1.chunkTokenIds(true);

@@ -173,6 +173,116 @@ class RouterEndToEndIT {
   }
 
   /**
+   * A list of prompts (OpenAI's batch form, through the SDK and raw SSE) is one answer in both
+   * modes: prompt k's n choices are numbered k*n to k*n+n-1, each the text the prompt gets alone,
+   * echoed with its own prompt; the usage is the sum of the prompts' alone; lists of token ids
+   * work as strings do.
+   */
+  @Test
+  @Order(2)
+  void aListOfPromptsAnswersEachPromptAsItWouldAlone() throws Exception {
+    List<String> prompts = List.of("Hello there", "The quick brown fox jumps over the lazy dog.",
+        "A third prompt, a little longer than the other two, to end the list.");
+    for (int port : new int[] {roundRobin, disagg}) {
+      OpenAIClient client = sdk(port);
+      List<String> alone = new ArrayList<>();
+      long promptTokens = 0;
+      long completionTokens = 0;
+      for (String prompt : prompts) {
+        Completion one = client.completions().create(CompletionCreateParams.builder()
+            .model(fleet.model.toString()).prompt(prompt).maxTokens(6L).temperature(0.0).build());
+        alone.add(one.choices().get(0).text());
+        promptTokens += one.usage().orElseThrow().promptTokens();
+        completionTokens += one.usage().orElseThrow().completionTokens();
+      }
+      Completion all = client.completions().create(CompletionCreateParams.builder()
+          .model(fleet.model.toString()).promptOfArrayOfStrings(prompts).n(2L).maxTokens(6L)
+          .temperature(0.0).build());
+      assertEquals(6, all.choices().size(), "port " + port);
+      for (int i = 0; i < 6; i++) {
+        CompletionChoice c = all.choices().get(i);
+        assertEquals(i, c.index(), "choices in order, port " + port);
+        assertEquals(alone.get(i / 2), c.text(), "choice " + i + ", port " + port);
+      }
+      assertEquals(promptTokens, all.usage().orElseThrow().promptTokens());
+      assertEquals(2 * completionTokens, all.usage().orElseThrow().completionTokens());
+      assertTrue(all.id().matches("cmpl-[0-9a-f]{32}"), all.id());
+
+      Completion echoed = client.completions().create(CompletionCreateParams.builder()
+          .model(fleet.model.toString()).promptOfArrayOfStrings(prompts).maxTokens(6L)
+          .temperature(0.0).echo(true).build());
+      for (int k = 0; k < prompts.size(); k++) {
+        assertEquals(prompts.get(k) + alone.get(k), echoed.choices().get(k).text());
+      }
+
+      SseStream s = SseStream.open(fleet.http, port, new JsonObject()
+          .put("prompt", new JsonArray(prompts)).put("n", 2).put("max_tokens", 6)
+          .put("temperature", 0).put("stream", true)
+          .put("stream_options", new JsonObject().put("include_usage", true)).encode());
+      assertEquals(200, s.status);
+      StringBuilder[] texts = new StringBuilder[6];
+      java.util.Set<String> ids = new java.util.HashSet<>();
+      JsonObject usage = null;
+      int finished = 0;
+      for (SseStream.Event e = s.next(30_000); e != null && !"[DONE]".equals(e.data());
+          e = s.next(30_000)) {
+        JsonObject chunk = new JsonObject(e.data());
+        ids.add(chunk.getString("id"));
+        if (chunk.getValue("usage") instanceof JsonObject u) {
+          usage = u;
+        }
+        for (Object o : chunk.getJsonArray("choices")) {
+          JsonObject c = (JsonObject) o;
+          int i = c.getInteger("index");
+          texts[i] = (texts[i] == null ? new StringBuilder() : texts[i]).append(c.getString("text"));
+          finished += c.getString("finish_reason") != null ? 1 : 0;
+        }
+      }
+      for (int i = 0; i < 6; i++) {
+        assertEquals(alone.get(i / 2), String.valueOf(texts[i]), "streamed choice " + i);
+      }
+      assertEquals(6, finished, "one finish reason per choice");
+      assertEquals(1, ids.size(), "one id for the whole answer: " + ids);
+      assertNotNull(usage, "the usage chunk, last");
+      assertEquals(promptTokens, usage.getLong("prompt_tokens").longValue());
+      assertEquals(2 * completionTokens, usage.getLong("completion_tokens").longValue());
+
+      Completion ids1 = client.completions().create(CompletionCreateParams.builder()
+          .model(fleet.model.toString()).promptOfArrayOfTokens(List.of(5L, 6L, 7L, 8L))
+          .maxTokens(4L).temperature(0.0).build());
+      Completion idsLists = client.completions().create(CompletionCreateParams.builder()
+          .model(fleet.model.toString())
+          .promptOfArrayOfTokenArrays(List.of(List.of(9L, 10L), List.of(5L, 6L, 7L, 8L)))
+          .maxTokens(4L).temperature(0.0).build());
+      assertEquals(ids1.choices().get(0).text(), idsLists.choices().get(1).text());
+      assertEquals(6, idsLists.usage().orElseThrow().promptTokens());
+    }
+  }
+
+  /** A list with one bad prompt is refused as a whole, naming the prompt, before any engine runs. */
+  @Test
+  @Order(4)
+  void aListWithABadPromptIsRefusedNamingIt() {
+    double received = fleet.engineMetric(0, "tandem_engine_requests_received_total")
+        + fleet.engineMetric(1, "tandem_engine_requests_received_total")
+        + fleet.engineMetric(2, "tandem_engine_requests_received_total");
+    HttpResponse<String> r = fleet.post(roundRobin, "/v1/completions",
+        "{\"prompt\":[\"fine\",\"also fine\",\"\"],\"max_tokens\":3}");
+    assertEquals(400, r.statusCode(), r.body());
+    JsonObject error = new JsonObject(r.body()).getJsonObject("error");
+    assertTrue(error.getString("message").startsWith("prompt 2 of the list: "), error.encode());
+    assertEquals("prompt", error.getString("param"));
+    String tooMany = new JsonObject().put("prompt", new JsonArray(java.util.Collections.nCopies(
+        1025, "a"))).encode();
+    r = fleet.post(disagg, "/v1/completions", tooMany);
+    assertEquals(400, r.statusCode(), r.body());
+    assertEquals("too_many_prompts", new JsonObject(r.body()).getJsonObject("error").getString("code"));
+    assertEquals(received, fleet.engineMetric(0, "tandem_engine_requests_received_total")
+        + fleet.engineMetric(1, "tandem_engine_requests_received_total")
+        + fleet.engineMetric(2, "tandem_engine_requests_received_total"));
+  }
+
+  /**
    * The engine that streamed the answer reports its own timings in {@code usage.extra}; the router
    * passes them on (so a client can tell engine time from router time), but not the token ids it
    * keeps for its own bookkeeping.
@@ -253,7 +363,8 @@ class RouterEndToEndIT {
   /** Bodies that must be refused before any engine sees them (raw text, so malformed JSON too). */
   static final List<String> MALFORMED = List.of(
       "{nope", "[1,2]", "", "null", "{\"max_tokens\":5}", "{\"prompt\":\"\"}", "{\"prompt\":[]}",
-      "{\"prompt\":42}", "{\"prompt\":[\"a\",\"b\"]}", "{\"prompt\":[1,\"x\"]}", "{\"prompt\":[1.5,2]}",
+      "{\"prompt\":42}", "{\"prompt\":[\"a\",\"\"]}", "{\"prompt\":[\"a\",5]}", "{\"prompt\":[[1,2],[]]}",
+      "{\"prompt\":[[1,2],[1,\"x\"]]}", "{\"prompt\":[1,\"x\"]}", "{\"prompt\":[1.5,2]}",
       "{\"prompt\":[5000]}", "{\"prompt\":[-1]}",
       "{\"prompt\":[" + "7,".repeat(4095) + "7]}",
       "{\"prompt\":[1,2,3],\"max_tokens\":5000}", "{\"prompt\":\"hi\",\"max_tokens\":-1}",
