@@ -14,6 +14,7 @@ import dev.tandem.config.ConfigException;
 import dev.tandem.config.NetworkTransport;
 import dev.tandem.config.NetworkTransports;
 import dev.tandem.config.OptionValues;
+import dev.tandem.supervisor.SupervisorVerticle;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxBuilder;
@@ -73,6 +74,25 @@ final class ClusterVertx {
       System.err.println(command + ": cannot join the cluster: " + e);
       throw new JoinFailed(1);
     }
+  }
+
+  /**
+   * What a shutdown hook does: lets the supervisor's router finish the requests it has ({@link
+   * SupervisorVerticle#drain}, at most {@code drainWait}; new ones get 503 meanwhile), then
+   * {@link #close}s. Closing first would stop the engines alongside the router and cut them.
+   */
+  static void drainThenClose(String command, SupervisorVerticle supervisor, Vertx vertx,
+      java.time.Duration drainWait, java.time.Duration closeWait,
+      java.util.concurrent.CountDownLatch closed) {
+    try {
+      supervisor.drain().toCompletionStage().toCompletableFuture()
+          .get(drainWait.toMillis() + 5_000, java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      System.err.println(command + ": stopping: " + e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    close(command, vertx, closeWait, closed);
   }
 
   /**

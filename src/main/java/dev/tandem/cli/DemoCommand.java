@@ -5,6 +5,7 @@ import static dev.tandem.config.RouterConfig.ENGINE_JVM_OPTS;
 import static dev.tandem.config.RouterConfig.LOG_DIR;
 import static dev.tandem.config.RouterConfig.MODEL;
 import static dev.tandem.config.RouterConfig.STOP_GRACE;
+import static dev.tandem.config.RouterOptions.DRAIN_TIMEOUT;
 import static dev.tandem.config.RouterOptions.ROUTER_HOST;
 import static dev.tandem.config.RouterOptions.ROUTER_MODE;
 import static dev.tandem.config.RouterOptions.ROUTER_PORT;
@@ -41,7 +42,6 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -99,12 +99,14 @@ public final class DemoCommand implements Callable<Integer> {
     }
     Vertx vertx = NetworkTransports.apply(Vertx.builder(), NetworkTransport.AUTO).build();
     CountDownLatch stopped = new CountDownLatch(1);
-    Thread hook = new Thread(() -> stop(vertx, config, stopped), "tandem-demo-shutdown");
+    SupervisorVerticle supervisor = new SupervisorVerticle(config);
+    Thread hook = new Thread(() -> ClusterVertx.drainThenClose("tandem demo", supervisor, vertx,
+        config.get(DRAIN_TIMEOUT), config.get(STOP_GRACE).plusSeconds(10), stopped),
+        "tandem-demo-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     out.println("tandem demo: starting 1 prefill + 2 decode engines (logs in " + logDir + ") ...");
     try {
-      vertx.deployVerticle(new SupervisorVerticle(config)).toCompletionStage().toCompletableFuture()
-          .get();
+      vertx.deployVerticle(supervisor).toCompletionStage().toCompletableFuture().get();
     } catch (ExecutionException e) {
       System.err.println("tandem demo: start-up failed: " + e.getCause().getMessage());
       return 1;
@@ -130,7 +132,7 @@ public final class DemoCommand implements Callable<Integer> {
     out.flush();
     if (exitAfterSample) {
       Runtime.getRuntime().removeShutdownHook(hook);
-      stop(vertx, config, stopped);
+      hook.run();
     }
     stopped.await();
     return 0;
@@ -184,18 +186,6 @@ public final class DemoCommand implements Callable<Integer> {
           out.flush();
         }
       }
-    }
-  }
-
-  /** Closing Vert.x undeploys the supervisor, which stops every engine within its grace period. */
-  private static void stop(Vertx vertx, RouterConfig config, CountDownLatch stopped) {
-    try {
-      vertx.close().toCompletionStage().toCompletableFuture()
-          .get(config.get(STOP_GRACE).toMillis() + 10_000, TimeUnit.MILLISECONDS);
-    } catch (Exception e) {
-      System.err.println("tandem demo: stopping: " + e);
-    } finally {
-      stopped.countDown();
     }
   }
 }

@@ -101,11 +101,12 @@ public final class RouterCommand implements Callable<Integer> {
         NetworkTransports.describe(vertx, config.get(RouterOptions.NETWORK_TRANSPORT)));
     CountDownLatch closed = new CountDownLatch(1);
     Duration closeWait = config.get(RouterConfig.STOP_GRACE).plusSeconds(10);
-    Thread hook = new Thread(() -> close(vertx, closeWait, closed), "tandem-router-shutdown");
+    SupervisorVerticle supervisor = new SupervisorVerticle(config);
+    Thread hook = new Thread(() -> ClusterVertx.drainThenClose("tandem router", supervisor, vertx,
+        config.get(RouterOptions.DRAIN_TIMEOUT), closeWait, closed), "tandem-router-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
-      vertx.deployVerticle(new SupervisorVerticle(config)).toCompletionStage().toCompletableFuture()
-          .get();
+      vertx.deployVerticle(supervisor).toCompletionStage().toCompletableFuture().get();
     } catch (ExecutionException e) {
       // A configuration problem found only now (a port taken since the check) is still a usage error.
       boolean usage = e.getCause() instanceof ConfigException;

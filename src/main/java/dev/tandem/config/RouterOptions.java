@@ -179,6 +179,11 @@ public final class RouterOptions extends OptionValues<RouterOptions> {
       .help("DELETE /admin/engines/{id}: how long the drained engine's in-flight requests may"
           + " take before it is stopped"));
 
+  public static final Option<Duration> DRAIN_TIMEOUT = OPTIONS.add(Option.millis(
+      "drainTimeoutMs", "--drain-timeout", Duration.ofSeconds(20)).rule(notNegative())
+      .help("SIGTERM or Ctrl-C: how long the requests in flight may take to finish (new ones get"
+          + " 503, /ready says stopping) before the engines are stopped; 0: stop at once"));
+
   /** The event-bus addresses of this router's fleet ({@link #FLEET_NAME}). */
   public Addresses addresses() {
     return Addresses.of(get(FLEET_NAME));

@@ -9,6 +9,7 @@ import static dev.tandem.config.RouterOptions.MAX_CONNECTIONS_PER_ENGINE;
 import static dev.tandem.config.RouterOptions.ROUTER_HOST;
 import static dev.tandem.config.RouterOptions.ROUTER_LOOPS;
 import static dev.tandem.config.RouterOptions.ROUTER_MODE;
+import static dev.tandem.config.RouterOptions.DRAIN_TIMEOUT;
 import static dev.tandem.config.RouterOptions.REMOVE_GRACE;
 import static dev.tandem.config.RouterOptions.ROUTER_PORT;
 import static dev.tandem.config.RouterOptions.TOOL_CALL_PARSER;
@@ -45,6 +46,7 @@ import dev.tandem.api.HttpServers;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -66,7 +68,8 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * Stopping it stops its servers, consumers, timers and engine connections (in-flight requests are
- * cut and their engine requests reset); the tokenizer stays the caller's to close.
+ * cut and their engine requests reset: {@link #drain} first lets them finish); the tokenizer stays
+ * the caller's to close.
  */
 public final class RouterVerticle extends VerticleBase {
 
@@ -88,6 +91,8 @@ public final class RouterVerticle extends VerticleBase {
   private BusCompletionsEndpoint bus;
   private BusCompletionsEndpoint chatBus;
   private DashboardFeed feed;
+  /** Admission for every transport; null until started. */
+  private volatile Admission admission;
   /** The API's servers, one per event loop, in the order they started listening. */
   private final List<HttpServer> apiServers = new CopyOnWriteArrayList<>();
   /** The admin routes' own server (--admin-port), or null when they share the API's. */
@@ -190,7 +195,7 @@ public final class RouterVerticle extends VerticleBase {
       metrics.promptBeginnings(() -> tokenizer.keptBeginnings().found(),
           () -> tokenizer.keptBeginnings().missed(), () -> tokenizer.keptBeginnings().chars());
     }
-    Admission admission = new Admission(vertx, options, metrics.ops()::rejected);
+    admission = new Admission(vertx, options, metrics.ops()::rejected);
     metrics.ops().admission(admission.gate()::running, admission.gate()::queued);
     RequestRunner runner = new RequestRunner(access, admission, metrics.ops(),
         options.get(ROUTER_MODE).wireName());
@@ -252,6 +257,35 @@ public final class RouterVerticle extends VerticleBase {
           LOG.debug("no fleet secret ({}): engine calls carry none", err.getMessage());
           return Future.succeededFuture();
         });
+  }
+
+  /**
+   * Begins to stop without cutting a request: from now on new requests get a 503 ({@code
+   * shutting_down}) and {@code /ready} says {@code "stopping": true}, while the requests it has
+   * run to their end, for up to {@code --drain-timeout}. Completes then; the engines serve until
+   * it does, and the caller stops everything afterwards (closing Vert.x undeploys the engines
+   * alongside the router, so it must come after this). Any thread.
+   */
+  public Future<Void> drain() {
+    Admission admitting = admission;
+    if (admitting == null) {
+      return Future.succeededFuture();
+    }
+    Duration timeout = options.get(DRAIN_TIMEOUT);
+    int open = admitting.open();
+    if (open > 0) {
+      LOG.info("stopping: {} request(s) in flight may take up to {} s to finish; new ones get 503",
+          open, timeout.toMillis() / 1000.0);
+    }
+    return admitting.drain(timeout).map(left -> {
+      if (left > 0) {
+        LOG.warn("stopping: {} request(s) still in flight after --drain-timeout {} s are cut",
+            left, timeout.toMillis() / 1000.0);
+      } else if (open > 0) {
+        LOG.info("stopping: every request in flight finished");
+      }
+      return null;
+    });
   }
 
   @Override

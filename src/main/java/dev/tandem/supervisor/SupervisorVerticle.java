@@ -29,8 +29,10 @@ import dev.tandem.fleet.EngineProfile;
 import dev.tandem.fleet.EngineSpec;
 import dev.tandem.fleet.EngineVerticle;
 import dev.tandem.fleet.TandemClasspath;
+import dev.tandem.router.RouterVerticle;
 import dev.tandem.tokenizer.DjlTokenizer;
 import dev.tandem.tokenizer.TextTokenizer;
+import io.vertx.core.Deployable;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonObject;
@@ -83,6 +85,8 @@ public final class SupervisorVerticle extends VerticleBase {
   private TextTokenizer tokenizer;
   private final List<String> engineDeployments = new ArrayList<>();
   private String routerDeployment;
+  /** The router deployed, once it is (read by {@link #drain} from a shutdown hook). */
+  private volatile Deployable router;
   private FleetAdmin admin;
   private FleetSecrets secrets;
   /** On a cluster: the fleet's tandem nodes, and the engines they run for this fleet. */
@@ -323,11 +327,22 @@ public final class SupervisorVerticle extends VerticleBase {
 
   private Future<Void> deployRouter() {
     RouterVerticleFactory factory = givenFactory != null ? givenFactory : RouterVerticleFactory.TANDEM;
-    return vertx.deployVerticle(factory.create(new RouterConfig(config), tokenizer))
+    Deployable created = factory.create(new RouterConfig(config), tokenizer);
+    return vertx.deployVerticle(created)
         .map(id -> {
           routerDeployment = id;
+          router = created;
           return null;
         });
+  }
+
+  /**
+   * Lets the router finish the requests it has before anything stops ({@link RouterVerticle#drain}:
+   * new requests refused meanwhile); completes at once when no Tandem router is running. Call it
+   * before closing Vert.x, which undeploys the engines alongside the router. Any thread.
+   */
+  public Future<Void> drain() {
+    return router instanceof RouterVerticle r ? r.drain() : Future.succeededFuture();
   }
 
   /** A fixed world (NVSHMEM's, or --fixed-world) is re-formed when one of its engines dies. */

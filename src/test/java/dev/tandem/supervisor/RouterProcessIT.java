@@ -115,6 +115,70 @@ class RouterProcessIT {
     assertTrue(output().contains("STOPPED"), output());
   }
 
+  /**
+   * SIGTERM with a stream in flight (simulated engines, so that it lasts seconds): the stream
+   * runs to its end, meanwhile /ready says stopping and a new request gets 503 shutting_down,
+   * then the router stops its engines and exits.
+   */
+  @Test
+  void sigtermLetsTheStreamInFlightFinishAndRefusesNewRequests() throws Exception {
+    int[] ports = FreePorts.of(3);
+    startRouter(model(), List.of("--engine", "sim", "--router-mode", "round-robin", "--drain-timeout",
+        "30s"), ports[2], ports[0], ports[1]);
+    List<Long> engines = awaitFleet(ports[2], 2);
+    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    URI base = URI.create("http://127.0.0.1:" + ports[2]);
+    String body = new JsonObject().put("prompt", "Keep going").put("max_tokens", 300)
+        .put("temperature", 0).put("stream", true)
+        .put("stream_options", new JsonObject().put("include_usage", true)).encode();
+    HttpResponse<java.util.stream.Stream<String>> streaming = http.send(HttpRequest.newBuilder(
+            base.resolve("/v1/completions")).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+        HttpResponse.BodyHandlers.ofLines());
+    assertEquals(200, streaming.statusCode());
+    java.util.Iterator<String> lines = streaming.body().iterator();
+    assertTrue(lines.next().startsWith("data: {"), "the first chunk");
+    long t0 = System.nanoTime();
+    router.destroy(); // SIGTERM
+    HttpResponse<String> ready = null;
+    for (int i = 0; i < 50; i++) { // the hook starts the drain within milliseconds
+      ready = http.send(HttpRequest.newBuilder(base.resolve("/ready")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      if (ready.statusCode() == 503) {
+        break;
+      }
+      Thread.sleep(20);
+    }
+    assertEquals(503, ready.statusCode(), ready.body());
+    assertEquals(Boolean.TRUE, new JsonObject(ready.body()).getBoolean("stopping"), ready.body());
+    HttpResponse<String> late = http.send(HttpRequest.newBuilder(base.resolve("/v1/completions"))
+        .POST(HttpRequest.BodyPublishers.ofString("{\"prompt\":\"Too late\",\"max_tokens\":4}"))
+        .build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(503, late.statusCode(), late.body());
+    assertEquals("shutting_down", new JsonObject(late.body()).getJsonObject("error").getString("code"));
+    assertTrue(late.headers().firstValue("retry-after").isPresent());
+    assertTrue(router.isAlive(), "still serving the stream");
+    JsonObject usage = null;
+    String last = null;
+    while (lines.hasNext()) {
+      String line = lines.next();
+      if (line.startsWith("data: {")
+          && new JsonObject(line.substring(6)).getValue("usage") instanceof JsonObject u) {
+        usage = u;
+      }
+      if (!line.isEmpty()) {
+        last = line;
+      }
+    }
+    assertEquals("data: [DONE]", last, "the stream ended as streams end");
+    assertEquals(300, usage.getInteger("completion_tokens"), usage.encode());
+    long streamedOnMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+    assertTrue(router.waitFor(STOP_GRACE_MS + 15_000, TimeUnit.MILLISECONDS), "router exited");
+    assertEquals(List.of(), ProcessTools.awaitGone(engines, 0), "engines left after the router exited");
+    String out = output();
+    assertTrue(out.contains("every request in flight finished"), out);
+    assertTrue(streamedOnMs > 300, "the stream outlived the SIGTERM by " + streamedOnMs + " ms");
+  }
+
   @Test
   void ioUringCarriesADisaggregatedStreamWhereTheKernelAllowsIt() throws Exception {
     assumeTrue(Transport.IO_URING.available(), "io_uring does not load here: "

@@ -11,7 +11,9 @@ import dev.tandem.config.RouterOptions;
 import dev.tandem.router.access.ClientKey;
 import dev.tandem.router.upstream.Cancellation;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -20,7 +22,9 @@ import java.util.function.Consumer;
  * buckets (requests and tokens per minute), then a running slot of the {@link AdmissionGate}
  * (waiting in its queue if need be). A request that is refused gets a {@link RateLimited} 429
  * and its reservation back; one that is admitted holds a {@link Ticket} that it releases exactly
- * once when it ends, settling its token reservation on the tokens it really used.
+ * once when it ends, settling its token reservation on the tokens it really used. Once the router
+ * begins to stop ({@link #drain}), every new request is refused with {@link ShuttingDown} and
+ * the admitted ones run to their end.
  */
 public final class Admission {
 
@@ -63,16 +67,24 @@ public final class Admission {
     }
   }
 
+  /** How often {@link #drain} looks whether the admitted requests have ended. */
+  private static final long DRAIN_CHECK_MS = 20;
+
+  private final Vertx vertx;
   private final AdmissionGate gate;
   private final KeyQuotas quotas;
   private final Consumer<String> rejected;
+  private final int retryAfterSeconds;
+  private volatile boolean draining;
 
   /** @param rejected told the reason of every refusal (RateLimited#reason), for the counters */
   public Admission(Vertx vertx, RouterOptions options, Consumer<String> rejected) {
+    this.vertx = vertx;
     this.gate = new AdmissionGate(vertx, options.get(MAX_CONCURRENT), options.get(MAX_QUEUE),
         options.get(QUEUE_TIMEOUT).toMillis(), options.get(RETRY_AFTER_SECONDS));
     this.quotas = new KeyQuotas(options.get(KEY_RPM), options.get(KEY_TPM), System::nanoTime);
     this.rejected = rejected;
+    this.retryAfterSeconds = options.get(RETRY_AFTER_SECONDS);
   }
 
   public AdmissionGate gate() {
@@ -85,6 +97,9 @@ public final class Admission {
    * ClientGoneException.
    */
   public Future<Ticket> admit(ClientKey key, long tokenEstimate, Cancellation cancellation) {
+    if (draining) {
+      return shuttingDown();
+    }
     KeyQuotas.Quota quota = quotas.of(key);
     RateLimitHeaders headers;
     try {
@@ -96,6 +111,13 @@ public final class Admission {
     KeyQuotas.Quota held = quota.limited() ? quota : null;
     Future<AdmissionGate.Permit> acquired = gate.acquire(cancellation);
     if (acquired.succeeded()) { // nearly always a free slot: no future chain then
+      if (draining) { // began to stop meanwhile, and may have counted no request running
+        acquired.result().release();
+        if (held != null) {
+          held.cancel(tokenEstimate);
+        }
+        return shuttingDown();
+      }
       return Future.succeededFuture(new Ticket(acquired.result(), held, tokenEstimate, headers));
     }
     return acquired.transform(ar -> {
@@ -110,5 +132,43 @@ public final class Admission {
       }
       return Future.failedFuture(ar.cause());
     });
+  }
+
+  /**
+   * Begins to stop: from now on every request is refused ({@link ShuttingDown}); completes once
+   * no admitted request runs or waits for a slot, or when {@code timeout} has passed, with how
+   * many still did then (0: all ended).
+   */
+  public Future<Integer> drain(Duration timeout) {
+    draining = true; // before reading the counts: a request admitted after this read sees it
+    long deadline = System.nanoTime() + timeout.toNanos();
+    Promise<Integer> drained = Promise.promise();
+    if (open() == 0 || timeout.isZero()) {
+      drained.complete(open());
+      return drained.future();
+    }
+    vertx.setPeriodic(DRAIN_CHECK_MS, id -> {
+      int open = open();
+      if (open == 0 || System.nanoTime() - deadline >= 0) {
+        vertx.cancelTimer(id);
+        drained.tryComplete(open);
+      }
+    });
+    return drained.future();
+  }
+
+  /** Whether the router has begun to stop ({@link #drain}). */
+  public boolean draining() {
+    return draining;
+  }
+
+  /** Requests admitted and not yet ended: running, or waiting for a slot. */
+  public int open() {
+    return gate.running() + gate.queued();
+  }
+
+  private <T> Future<T> shuttingDown() {
+    rejected.accept("shutting_down");
+    return Future.failedFuture(new ShuttingDown(retryAfterSeconds));
   }
 }

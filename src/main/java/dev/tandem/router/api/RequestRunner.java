@@ -36,6 +36,11 @@ public final class RequestRunner {
     return access;
   }
 
+  /** Whether the router has begun to stop: it takes no new request ({@link Admission#drain}). */
+  boolean draining() {
+    return admission.draining();
+  }
+
   Future<Admission.Ticket> admit(ClientKey key, PreparedRequest request, Cancellation cancel) {
     return admission.admit(key, request.tokenEstimate(), cancel);
   }

@@ -71,7 +71,7 @@ public final class RouterApi {
     if (routes.publicRoutes()) {
       mountPublic(router, options, model, access, completions, chatCompletions);
     }
-    mountProbes(router, options, service, registry);
+    mountProbes(router, options, service, registry, runner);
     if (routes.adminRoutes()) {
       for (String path : new String[] {"/admin/*", "/metrics", "/fleet", "/dashboard", "/dashboard/*"}) {
         router.route(path).handler(access.admin());
@@ -145,11 +145,12 @@ public final class RouterApi {
   }
 
   private static void mountProbes(Router router, RouterOptions options, CompletionService service,
-      EngineRegistry registry) {
+      EngineRegistry registry, RequestRunner runner) {
     router.get("/health").handler(ctx -> json(ctx, 200, new JsonObject().put("status", "up")));
     router.get("/ready").handler(ctx -> {
-      boolean ready = service.dispatcher().canServe();
-      JsonObject body = new JsonObject().put("ready", ready)
+      boolean stopping = runner.draining();
+      boolean ready = !stopping && service.dispatcher().canServe();
+      JsonObject body = new JsonObject().put("ready", ready).put("stopping", stopping)
           .put("mode", options.get(ROUTER_MODE).wireName())
           .put("engines_ready", registry.ready().size()).put("engines_known", registry.statuses().size());
       if (!ready) {
