@@ -179,6 +179,10 @@ public final class RouterOptions extends OptionValues<RouterOptions> {
       .help("DELETE /admin/engines/{id}: how long the drained engine's in-flight requests may"
           + " take before it is stopped"));
 
+  public static final Option<String> ACCESS_LOG = OPTIONS.add(Option.string("accessLog",
+      "--access-log", null).rule(notBlank()).label("FILE")
+      .help("one JSON line per request (who, ids, status, tokens, times) appended to FILE;"
+          + " '-' for standard output; none: no access log (docs/operations.md)"));
   public static final Option<Duration> DRAIN_TIMEOUT = OPTIONS.add(Option.millis(
       "drainTimeoutMs", "--drain-timeout", Duration.ofSeconds(20)).rule(notNegative())
       .help("SIGTERM or Ctrl-C: how long the requests in flight may take to finish (new ones get"

@@ -9,6 +9,7 @@ import static dev.tandem.config.RouterOptions.MAX_CONNECTIONS_PER_ENGINE;
 import static dev.tandem.config.RouterOptions.ROUTER_HOST;
 import static dev.tandem.config.RouterOptions.ROUTER_LOOPS;
 import static dev.tandem.config.RouterOptions.ROUTER_MODE;
+import static dev.tandem.config.RouterOptions.ACCESS_LOG;
 import static dev.tandem.config.RouterOptions.DRAIN_TIMEOUT;
 import static dev.tandem.config.RouterOptions.REMOVE_GRACE;
 import static dev.tandem.config.RouterOptions.ROUTER_PORT;
@@ -20,6 +21,7 @@ import dev.tandem.router.access.AccessControl;
 import dev.tandem.router.access.ApiKeys;
 import dev.tandem.router.admin.AdminRoutes;
 import dev.tandem.router.admission.Admission;
+import dev.tandem.router.metrics.AccessLog;
 import dev.tandem.router.api.BusCompletionsEndpoint;
 import dev.tandem.router.api.ChatService;
 import dev.tandem.router.api.CompletionService;
@@ -91,6 +93,8 @@ public final class RouterVerticle extends VerticleBase {
   private BusCompletionsEndpoint bus;
   private BusCompletionsEndpoint chatBus;
   private DashboardFeed feed;
+  /** {@code --access-log}, or null. */
+  private AccessLog accessLog;
   /** Admission for every transport; null until started. */
   private volatile Admission admission;
   /** The API's servers, one per event loop, in the order they started listening. */
@@ -130,13 +134,30 @@ public final class RouterVerticle extends VerticleBase {
   public Future<?> start() {
     Future<ChatSetup> chat = vertx.executeBlocking(this::loadChat, false);
     Future<AccessControl> access = vertx.executeBlocking(this::loadKeys, false);
+    Future<AccessLog> log = vertx.executeBlocking(this::openAccessLog, false);
     return vertx.executeBlocking(modelLoader, false).compose(loaded -> {
       model = loaded;
       if (model.contextLength() == 0) {
         LOG.warn("model {}: context length and vocabulary unknown; engines check them", model.id());
       }
-      return Future.all(chat, access);
+      return Future.all(chat, access, log);
     }).compose(v -> startServing(chat.result(), access.result()));
+  }
+
+  /** {@code --access-log}'s file (blocking: it is opened), or null without one. */
+  private AccessLog openAccessLog() {
+    String target = options.get(ACCESS_LOG);
+    if (target == null) {
+      return null;
+    }
+    try {
+      accessLog = AccessLog.open(target);
+    } catch (java.io.IOException e) {
+      throw new IllegalArgumentException("cannot open --access-log " + target + ": " + e, e);
+    }
+    metrics.accessLog(accessLog);
+    LOG.info("access log: {}", accessLog.target());
+    return accessLog;
   }
 
   /** The API and admin keys (blocking: file I/O); warns where the router is open to a network. */
@@ -198,7 +219,7 @@ public final class RouterVerticle extends VerticleBase {
     admission = new Admission(vertx, options, metrics.ops()::rejected);
     metrics.ops().admission(admission.gate()::running, admission.gate()::queued);
     RequestRunner runner = new RequestRunner(access, admission, metrics.ops(),
-        options.get(ROUTER_MODE).wireName());
+        options.get(ROUTER_MODE).wireName(), accessLog);
     AdminRoutes admin = new AdminRoutes(vertx, registry, admission.gate(), metrics::reservationsOpen,
         options.get(REMOVE_GRACE), options.addresses());
     feed = new DashboardFeed(vertx, registry, admission.gate(), metrics);
@@ -298,7 +319,12 @@ public final class RouterVerticle extends VerticleBase {
         fleet == null ? Future.succeededFuture() : fleet.stop(),
         bus == null ? Future.succeededFuture() : bus.stop(),
         chatBus == null ? Future.succeededFuture() : chatBus.stop(),
-        client == null ? Future.succeededFuture() : client.close());
+        client == null ? Future.succeededFuture() : client.close())
+        .eventually(() -> accessLog == null ? Future.succeededFuture()
+            : vertx.executeBlocking(() -> {
+              accessLog.close(5_000); // the lines of the last requests, written and flushed
+              return null;
+            }, false));
   }
 
   /** The port the router listens on (useful with port 0). */

@@ -48,6 +48,7 @@ class RouterConfigTest {
         .set(MAX_CONCURRENT, 4).set(MAX_QUEUE, 8).set(QUEUE_TIMEOUT, Duration.ofSeconds(2))
         .set(KEY_RPM, 60).set(ADMIN_PORT, 9001).set(KEY_TPM, 10_000).set(REMOVE_GRACE, Duration.ofSeconds(5))
         .set(RouterOptions.DRAIN_TIMEOUT, Duration.ofSeconds(7))
+        .set(RouterOptions.ACCESS_LOG, "/var/log/tandem/access.jsonl")
         .set(FLEET_NAME, "blue").set(ClusterOptions.CLUSTER, true).set(ClusterOptions.ATTACH, true)
         .set(ClusterOptions.STOP_REMOTE_ENGINES, true)
         .set(RouterConfig.FLEET_SECRET_FILE, "/etc/tandem/fleet-secret")

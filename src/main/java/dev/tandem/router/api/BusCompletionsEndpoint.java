@@ -84,15 +84,18 @@ public final class BusCompletionsEndpoint {
 
   private final Vertx vertx;
   private final String address;
+  /** {@code completions} or {@code chat}, as the access log names it. */
+  private final String api;
   private final PreparedRequest.Preparer preparer;
   private final RouterMetrics metrics;
   private final RequestRunner runner;
   private MessageConsumer<Object> consumer;
 
-  private BusCompletionsEndpoint(Vertx vertx, String address, PreparedRequest.Preparer preparer,
-      RouterMetrics metrics, RequestRunner runner) {
+  private BusCompletionsEndpoint(Vertx vertx, String address, String api,
+      PreparedRequest.Preparer preparer, RouterMetrics metrics, RequestRunner runner) {
     this.vertx = vertx;
     this.address = address;
+    this.api = api;
     this.preparer = preparer;
     this.metrics = metrics;
     this.runner = runner;
@@ -101,15 +104,15 @@ public final class BusCompletionsEndpoint {
   /** Completions at {@link Addresses#completions()} of {@code bus}'s fleet. */
   public static BusCompletionsEndpoint completions(Vertx vertx, Addresses bus,
       CompletionService service, RouterMetrics metrics, RequestRunner runner) {
-    return new BusCompletionsEndpoint(vertx, bus.completions(), service::prepareRequest, metrics,
-        runner);
+    return new BusCompletionsEndpoint(vertx, bus.completions(), "completions",
+        service::prepareRequest, metrics, runner);
   }
 
   /** Chat completions at {@link Addresses#chatCompletions()} of {@code bus}'s fleet. */
   public static BusCompletionsEndpoint chat(Vertx vertx, Addresses bus, ChatService service,
       RouterMetrics metrics, RequestRunner runner) {
-    return new BusCompletionsEndpoint(vertx, bus.chatCompletions(), service::prepare, metrics,
-        runner);
+    return new BusCompletionsEndpoint(vertx, bus.chatCompletions(), "chat", service::prepare,
+        metrics, runner);
   }
 
   public Future<Void> start() {
@@ -124,18 +127,27 @@ public final class BusCompletionsEndpoint {
   private void onRequest(Message<Object> msg) {
     metrics.requestStarted();
     RequestClock clock = new RequestClock();
+    String clientId = RequestRunner.Origin.clientRequestId(
+        msg.headers().get(CompletionsHandler.REQUEST_ID));
     ClientKey key;
     JsonObject body;
     long credit;
     try {
       key = runner.access().checkBus(msg.headers().get(AccessControl.BUS_HEADER));
+    } catch (ApiError e) {
+      failReply(msg, e, new RequestRunner.Origin("bus", api, null, clientId), clock);
+      return;
+    }
+    RequestRunner.Origin origin = new RequestRunner.Origin("bus", api, key, clientId);
+    try {
       credit = initialCredit(msg.headers().get(CREDIT_HEADER));
       body = msg.body() instanceof JsonObject o ? o : new JsonObject(String.valueOf(msg.body()));
     } catch (ApiError e) {
-      failReply(msg, e);
+      failReply(msg, e, origin, clock);
       return;
     } catch (RuntimeException e) {
-      failReply(msg, ApiError.invalid(null, "invalid_json", "the message body must be a JSON object (the request)"));
+      failReply(msg, ApiError.invalid(null, "invalid_json", "the message body must be a JSON object (the request)"),
+          origin, clock);
       return;
     }
     String streamAddress = msg.headers().get(STREAM_ADDRESS_HEADER);
@@ -148,12 +160,12 @@ public final class BusCompletionsEndpoint {
       }
       return runner.admit(key, request, cancellation).compose(ticket -> {
         if (!request.stream()) {
-          runner.run(request, ticket, new BusOutputs.Reply(msg), clock);
+          runner.run(request, ticket, new BusOutputs.Reply(msg), clock, origin);
           return Future.succeededFuture();
         }
-        return stream(msg, request, ticket, clock, streamAddress, credit, cancellation);
+        return stream(msg, request, ticket, clock, origin, streamAddress, credit, cancellation);
       });
-    }).onFailure(err -> failReply(msg, err));
+    }).onFailure(err -> failReply(msg, err, origin, clock));
   }
 
   /**
@@ -161,7 +173,8 @@ public final class BusCompletionsEndpoint {
    * caller to use them), replies, and runs the request into the stream.
    */
   private Future<Void> stream(Message<Object> msg, PreparedRequest request, Admission.Ticket ticket,
-      RequestClock clock, String streamAddress, long credit, Cancellation cancellation) {
+      RequestClock clock, RequestRunner.Origin origin, String streamAddress, long credit,
+      Cancellation cancellation) {
     BusStreamOutput out = new BusStreamOutput(vertx, streamAddress, credit, request.includeUsage(),
         cancellation);
     MessageConsumer<Object> cancel = LateMessages.dropQuietly(vertx.eventBus().consumer(
@@ -180,7 +193,7 @@ public final class BusCompletionsEndpoint {
       }
       msg.reply(new JsonObject().put("id", request.id()).put("stream_address", streamAddress));
       out.closed().onComplete(x -> unregister.run());
-      runner.run(request, ticket, out, clock);
+      runner.run(request, ticket, out, clock, origin);
       return Future.succeededFuture();
     });
   }
@@ -212,8 +225,9 @@ public final class BusCompletionsEndpoint {
     }
   }
 
-  private void failReply(Message<Object> msg, Throwable error) {
-    runner.refused(error);
+  private void failReply(Message<Object> msg, Throwable error, RequestRunner.Origin origin,
+      RequestClock clock) {
+    runner.refused(error, origin, clock);
     ApiError e = ErrorResponses.typed(error);
     metrics.requestEnded(e.status());
     JsonObject failure = e.toJson();

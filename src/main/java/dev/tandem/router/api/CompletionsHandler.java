@@ -31,13 +31,19 @@ import io.vertx.ext.web.RoutingContext;
  */
 final class CompletionsHandler implements Handler<RoutingContext> {
 
+  /** The header a client names its request with; echoed on the answer, kept in the access log. */
+  static final String REQUEST_ID = "x-request-id";
+
+  private final String api;
   private final PreparedRequest.Preparer preparer;
   private final RouterMetrics metrics;
   private final RequestRunner runner;
   private final int maxBodyBytes;
 
-  CompletionsHandler(PreparedRequest.Preparer preparer, RouterMetrics metrics, RequestRunner runner,
-      int maxBodyBytes) {
+  /** @param api {@code completions} or {@code chat}, as the access log names it */
+  CompletionsHandler(String api, PreparedRequest.Preparer preparer, RouterMetrics metrics,
+      RequestRunner runner, int maxBodyBytes) {
+    this.api = api;
     this.preparer = preparer;
     this.metrics = metrics;
     this.runner = runner;
@@ -47,31 +53,54 @@ final class CompletionsHandler implements Handler<RoutingContext> {
   /** From Vert.x Web: the key and the body are the route's (AccessControl, BodyHandler). */
   @Override
   public void handle(RoutingContext ctx) {
-    serve(ctx.response(), ctx.get(ClientKey.CONTEXT_KEY, ClientKey.ANONYMOUS), ctx.body().buffer());
+    RequestClock clock = new RequestClock();
+    serve(ctx.response(), origin(ctx.request(), ctx.get(ClientKey.CONTEXT_KEY, ClientKey.ANONYMOUS),
+        ctx.response()), ctx.body().buffer(), clock);
   }
 
   /** From the HTTP server: the API key, then the body up to the limit (413 beyond it). */
   void handle(HttpServerRequest request) {
+    RequestClock clock = new RequestClock();
     HttpServerResponse response = request.response();
     ClientKey key;
     try {
       key = runner.access().checkApi(request.getHeader(HttpHeaders.AUTHORIZATION));
     } catch (ApiError e) {
+      runner.turnedAway(e, origin(request, null, response), clock);
       ErrorResponses.send(response, e);
       return;
     }
+    RequestRunner.Origin origin = origin(request, key, response);
     long declared = contentLength(request.getHeader(HttpHeaders.CONTENT_LENGTH));
     if (declared > maxBodyBytes) {
-      RouterApi.tooLarge(response, maxBodyBytes);
+      tooLarge(response, origin, clock);
       return;
     }
-    BodyReader body = new BodyReader(response, maxBodyBytes);
+    BodyReader body = new BodyReader(() -> tooLarge(response, origin, clock), maxBodyBytes);
     request.handler(body);
     request.endHandler(v -> {
       if (!body.tooLarge) {
-        serve(response, key, body.whole);
+        serve(response, origin, body.whole, clock);
       }
     });
+  }
+
+  /**
+   * Who sent the request, for the access log; the client's {@code X-Request-Id}, when it sent a
+   * usable one, goes back on the answer.
+   */
+  private RequestRunner.Origin origin(HttpServerRequest request, ClientKey key,
+      HttpServerResponse response) {
+    String clientId = RequestRunner.Origin.clientRequestId(request.getHeader(REQUEST_ID));
+    if (clientId != null) {
+      response.putHeader(REQUEST_ID, clientId);
+    }
+    return new RequestRunner.Origin("http", api, key, clientId);
+  }
+
+  private void tooLarge(HttpServerResponse response, RequestRunner.Origin origin,
+      RequestClock clock) {
+    runner.turnedAway(RouterApi.tooLarge(response, maxBodyBytes), origin, clock);
   }
 
   /**
@@ -80,15 +109,15 @@ final class CompletionsHandler implements Handler<RoutingContext> {
    * is kept as it is rather than copied again; a second chunk starts a buffer of our own.
    */
   private static final class BodyReader implements Handler<Buffer> {
-    private final HttpServerResponse response;
+    private final Runnable tooLargeAnswer;
     private final int maxBodyBytes;
     private Buffer whole;
     /** Whether {@link #whole} is a buffer of ours (once a second chunk came), not Vert.x's. */
     private boolean owned;
     private boolean tooLarge;
 
-    BodyReader(HttpServerResponse response, int maxBodyBytes) {
-      this.response = response;
+    BodyReader(Runnable tooLargeAnswer, int maxBodyBytes) {
+      this.tooLargeAnswer = tooLargeAnswer;
       this.maxBodyBytes = maxBodyBytes;
     }
 
@@ -101,7 +130,7 @@ final class CompletionsHandler implements Handler<RoutingContext> {
       if (have + data.length() > maxBodyBytes) {
         tooLarge = true;
         whole = null;
-        RouterApi.tooLarge(response, maxBodyBytes);
+        tooLargeAnswer.run();
       } else if (whole == null) {
         whole = data;
         owned = false;
@@ -126,34 +155,36 @@ final class CompletionsHandler implements Handler<RoutingContext> {
     }
   }
 
-  private void serve(HttpServerResponse response, ClientKey key, Buffer raw) {
+  private void serve(HttpServerResponse response, RequestRunner.Origin origin, Buffer raw,
+      RequestClock clock) {
     metrics.requestStarted();
-    RequestClock clock = new RequestClock();
     JsonObject body;
     try {
       body = parse(raw);
     } catch (RuntimeException e) {
-      refuse(response, ApiError.invalid(null, "invalid_json", "the body is not valid JSON: " + e.getMessage()));
+      refuse(response, ApiError.invalid(null, "invalid_json", "the body is not valid JSON: " + e.getMessage()),
+          origin, clock);
       return;
     }
     if (body == null) {
-      refuse(response, ApiError.invalid(null, "invalid_json", "the body must be a JSON object"));
+      refuse(response, ApiError.invalid(null, "invalid_json", "the body must be a JSON object"),
+          origin, clock);
       return;
     }
     Cancellation cancellation = new Cancellation();
     response.closeHandler(v -> cancellation.cancel());
     preparer.prepare(body, cancellation).onComplete(prepared -> {
       if (prepared.failed()) {
-        refuse(response, prepared.cause());
+        refuse(response, prepared.cause(), origin, clock);
         return;
       }
       PreparedRequest request = prepared.result();
-      runner.admit(key, request, cancellation).onComplete(admitted -> {
+      runner.admit(origin.key(), request, cancellation).onComplete(admitted -> {
         if (admitted.failed()) {
           if (admitted.cause() instanceof RateLimited r && r.headers() != null) {
             r.headers().addTo(response.headers());
           }
-          refuse(response, admitted.cause());
+          refuse(response, admitted.cause(), origin, clock);
           return;
         }
         if (admitted.result().headers() != null) {
@@ -162,7 +193,7 @@ final class CompletionsHandler implements Handler<RoutingContext> {
         ClientOutput output = request.stream()
             ? new SseOutput(response, request.includeUsage())
             : new JsonOutput(response);
-        runner.run(request, admitted.result(), output, clock);
+        runner.run(request, admitted.result(), output, clock, origin);
       });
     });
   }
@@ -184,8 +215,9 @@ final class CompletionsHandler implements Handler<RoutingContext> {
     return value instanceof JsonObject o ? o : null;
   }
 
-  private void refuse(HttpServerResponse response, Throwable error) {
-    runner.refused(error);
+  private void refuse(HttpServerResponse response, Throwable error, RequestRunner.Origin origin,
+      RequestClock clock) {
+    runner.refused(error, origin, clock);
     metrics.requestEnded(ErrorResponses.send(response, error));
   }
 }

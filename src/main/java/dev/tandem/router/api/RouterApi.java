@@ -64,10 +64,10 @@ public final class RouterApi {
     Router router = Router.router(vertx);
     AccessControl access = runner.access();
     int maxBody = options.get(MAX_BODY_BYTES);
-    CompletionsHandler completions = new CompletionsHandler(service::prepareRequest, metrics,
+    CompletionsHandler completions = new CompletionsHandler("completions", service::prepareRequest,
+        metrics, runner, maxBody);
+    CompletionsHandler chatCompletions = new CompletionsHandler("chat", chat::prepare, metrics,
         runner, maxBody);
-    CompletionsHandler chatCompletions = new CompletionsHandler(chat::prepare, metrics, runner,
-        maxBody);
     if (routes.publicRoutes()) {
       mountPublic(router, options, model, access, completions, chatCompletions);
     }
@@ -122,10 +122,12 @@ public final class RouterApi {
   private static final String CHAT_COMPLETIONS = "/v1/chat/completions";
 
   /** 413 in OpenAI's shape: the body is over {@code --max-body-bytes}. */
-  static void tooLarge(HttpServerResponse response, int limit) {
+  static ApiError tooLarge(HttpServerResponse response, int limit) {
+    ApiError error = new ApiError(413, ApiError.INVALID_REQUEST, "the request body is larger than "
+        + limit + " bytes", null, "request_too_large");
     response.setStatusCode(413).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-        .end(ApiError.body("the request body is larger than " + limit + " bytes",
-            ApiError.INVALID_REQUEST, null, "request_too_large").encode());
+        .end(error.toJson().encode());
+    return error;
   }
 
   /** Vert.x Web's half of the public routes (the exact completion paths do not reach it). */

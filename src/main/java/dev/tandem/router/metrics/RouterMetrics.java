@@ -82,6 +82,14 @@ public final class RouterMetrics {
         .register(registry);
   }
 
+  /** Lines the access log dropped because its writer was behind (the log is held by the router). */
+  public void accessLog(AccessLog log) {
+    FunctionCounter.builder("tandem_router_access_log_dropped_total", log, AccessLog::dropped)
+        .description("Access log lines dropped because the writer was "
+            + AccessLog.QUEUE + " lines behind.")
+        .register(registry);
+  }
+
   /**
    * The router's tokenizer keeps the ids of long prompts' beginnings: lookups that found one and
    * that did not, and the chars kept (read when the page is).

@@ -1,5 +1,6 @@
 package dev.tandem.router.it;
 
+import static dev.tandem.config.RouterOptions.ACCESS_LOG;
 import static dev.tandem.config.RouterOptions.ADMIN_KEY_FILE;
 import static dev.tandem.config.RouterOptions.API_KEY_FILE;
 import static dev.tandem.config.RouterOptions.MAX_CONCURRENT;
@@ -56,7 +57,8 @@ class OperationsIT {
     Path admin = Files.writeString(dir.resolve("admin-keys"), ADMIN + " name=ops\n");
     fleet = new OpsFleet(dir, 2, c -> c.set(API_KEY_FILE, keys.toString())
         .set(ADMIN_KEY_FILE, admin.toString()).set(MAX_CONCURRENT, 4).set(MAX_QUEUE, 4)
-        .set(QUEUE_TIMEOUT, Duration.ofSeconds(60)));
+        .set(QUEUE_TIMEOUT, Duration.ofSeconds(60))
+        .set(ACCESS_LOG, dir.resolve("access.jsonl").toString()));
   }
 
   @AfterAll
@@ -151,6 +153,61 @@ class OperationsIT {
     assertEquals("tokens", new JsonObject(second.body()).getJsonObject("error").getString("type"));
     assertTrue(second.headers().firstValue("Retry-After").isPresent());
     assertEquals(200, fleet.complete(USER, 200).statusCode(), "other keys are not affected");
+  }
+
+  /**
+   * --access-log: a JSON line for every request the tests above sent, however it ended (401,
+   * 200, 429), with its key's name, ids, tokens and times; a client's X-Request-Id comes back on
+   * the answer and is kept beside the router's id.
+   */
+  @Test
+  @Order(4)
+  void theAccessLogHasALineForEveryRequestWithTheClientsOwnId() throws Exception {
+    HttpResponse<String> traced = fleet.send(fleet.request("/v1/completions", USER)
+        .header("content-type", "application/json").header("X-Request-Id", "trace-42")
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(OpsFleet.completion(5).encode()))
+        .build());
+    assertEquals(200, traced.statusCode(), traced.body());
+    assertEquals("trace-42", traced.headers().firstValue("x-request-id").orElse(null));
+    String id = new JsonObject(traced.body()).getString("id");
+    Path log = dir.resolve("access.jsonl");
+    List<JsonObject> lines = new ArrayList<>();
+    TandemFleet.waitUntil(() -> {
+      lines.clear();
+      try {
+        Files.readAllLines(log).forEach(l -> lines.add(new JsonObject(l)));
+      } catch (java.io.IOException e) {
+        return false;
+      }
+      return lines.stream().anyMatch(l -> "trace-42".equals(l.getString("request_id")));
+    }, 5_000, "the traced request's line in " + log);
+    JsonObject tracedLine = lines.stream().filter(l -> "trace-42".equals(l.getString("request_id")))
+        .findFirst().orElseThrow();
+    assertEquals(id, tracedLine.getString("id"));
+    assertEquals("user", tracedLine.getString("key"));
+    assertEquals(200, tracedLine.getInteger("status"));
+    assertEquals(5, tracedLine.getInteger("completion_tokens"));
+    assertTrue(tracedLine.getInteger("prompt_tokens") > 0, tracedLine.encode());
+    assertTrue(tracedLine.getInteger("engine") >= 0, tracedLine.encode());
+    assertTrue(tracedLine.getDouble("total_ms") >= tracedLine.getDouble("ttft_ms"), tracedLine.encode());
+    for (JsonObject line : lines) {
+      assertEquals("http", line.getString("transport"), line.encode());
+      assertEquals("completions", line.getString("api"), line.encode());
+      assertNotNull(java.time.Instant.parse(line.getString("time")), line.encode());
+      assertTrue(line.containsKey("status") && line.containsKey("total_ms"), line.encode());
+    }
+    assertEquals(2, lines.stream().filter(l -> l.getInteger("status") == 401
+        && "invalid_api_key".equals(l.getJsonObject("error").getString("code"))
+        && !l.containsKey("key")).count(), "the two requests without a good key");
+    long answered = lines.stream().filter(l -> "user".equals(l.getString("key"))
+        && l.getInteger("status") == 200 && Integer.valueOf(160).equals(l.getInteger("completion_tokens")))
+        .count();
+    long limited = lines.stream().filter(l -> l.getInteger("status") == 429
+        && "rate_limit_exceeded".equals(l.getJsonObject("error").getString("code"))).count();
+    assertTrue(answered >= 8, "the burst's answers: " + answered);
+    assertTrue(limited >= 2, "the burst's and the small key's 429s: " + limited);
+    assertTrue(lines.stream().anyMatch(l -> "small".equals(l.getString("key"))
+        && l.getInteger("status") == 429), "the small key's refusal");
   }
 
   @Test
