@@ -1,6 +1,7 @@
 package dev.tandem.router.api;
 
 import dev.tandem.api.ApiError;
+import dev.tandem.api.JsonFields;
 import dev.tandem.router.dispatch.CompletionJob;
 import dev.tandem.router.upstream.Cancellation;
 import io.vertx.core.Future;
@@ -49,10 +50,11 @@ final class PromptBatch {
     }
     for (int k = 0; k < prompts.size(); k++) {
       Object p = prompts.getValue(k);
-      if (!(p instanceof String || p instanceof JsonArray)) {
+      if (!(p instanceof String || p instanceof JsonArray ids && prompts(ids) == null)) {
         return Future.failedFuture(ApiError.invalid("prompt", "invalid_type",
             "\"prompt\" lists prompts, each a string or an array of token ids; element " + k
-                + " is " + dev.tandem.api.JsonFields.describe(p)));
+                + " is " + (p instanceof JsonArray ? "a list of prompts"
+                    : JsonFields.describe(p))));
       }
     }
     if (prompts.size() == 1) {

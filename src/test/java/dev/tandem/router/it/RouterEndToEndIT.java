@@ -364,7 +364,7 @@ class RouterEndToEndIT {
   static final List<String> MALFORMED = List.of(
       "{nope", "[1,2]", "", "null", "{\"max_tokens\":5}", "{\"prompt\":\"\"}", "{\"prompt\":[]}",
       "{\"prompt\":42}", "{\"prompt\":[\"a\",\"\"]}", "{\"prompt\":[\"a\",5]}", "{\"prompt\":[[1,2],[]]}",
-      "{\"prompt\":[[1,2],[1,\"x\"]]}", "{\"prompt\":[1,\"x\"]}", "{\"prompt\":[1.5,2]}",
+      "{\"prompt\":[[1,2],[1,\"x\"]]}", "{\"prompt\":[[\"a\"]]}", "{\"prompt\":[1,\"x\"]}", "{\"prompt\":[1.5,2]}",
       "{\"prompt\":[5000]}", "{\"prompt\":[-1]}",
       "{\"prompt\":[" + "7,".repeat(4095) + "7]}",
       "{\"prompt\":[1,2,3],\"max_tokens\":5000}", "{\"prompt\":\"hi\",\"max_tokens\":-1}",
