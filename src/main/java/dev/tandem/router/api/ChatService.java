@@ -15,6 +15,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Chat completions, whatever the transport: a chat becomes token ids here, before any dispatch —
@@ -54,14 +55,8 @@ public final class ChatService {
   /** Checks, renders and tokenizes a chat body; fails with an {@link ApiError} (4xx). */
   Future<PreparedRequest> prepare(JsonObject body, Cancellation cancellation) {
     ChatRequest request;
-    ChatTemplate template;
     try {
       request = ChatRequest.parse(body);
-      template = setup.requireTemplate();
-      if (tokenizer == null) {
-        throw ApiError.invalid("messages", "unsupported_parameter",
-            "this router has no tokenizer to turn a chat into tokens; use /v1/completions with token ids");
-      }
       if (request.logprobs() && request.topLogprobs() > CompletionRequest.MAX_LOGPROBS) {
         throw ApiError.invalid("top_logprobs", "\"top_logprobs\" must be at most "
             + CompletionRequest.MAX_LOGPROBS + " here: engines return at most "
@@ -70,7 +65,7 @@ public final class ChatService {
     } catch (ApiError e) {
       return Future.failedFuture(e);
     }
-    return ChatPrompt.ids(vertx, request, template, tokenizer, JsonInts::written)
+    return promptIds(request, JsonInts::written)
         .compose(ids -> {
           if (ids.isEmpty()) {
             return Future.failedFuture(ApiError.invalid("messages",
@@ -79,6 +74,30 @@ public final class ChatService {
           return completions.prepare(completionBody(body, request, ids), cancellation);
         })
         .map(job -> prepared(job, request));
+  }
+
+  /** The token ids a chat of {@code body} sends engines (its messages rendered); fails with a 4xx. */
+  Future<int[]> promptIds(JsonObject body) {
+    try {
+      return promptIds(ChatRequest.parse(body), ids -> ids);
+    } catch (ApiError e) {
+      return Future.failedFuture(e);
+    }
+  }
+
+  /** The chat's prompt rendered and tokenized, passed through {@code then} where it was made. */
+  private <T> Future<T> promptIds(ChatRequest request, Function<int[], T> then) {
+    ChatTemplate template;
+    try {
+      template = setup.requireTemplate();
+      if (tokenizer == null) {
+        throw ApiError.invalid("messages", "unsupported_parameter",
+            "this router has no tokenizer to turn a chat into tokens; use /v1/completions with token ids");
+      }
+    } catch (ApiError e) {
+      return Future.failedFuture(e);
+    }
+    return ChatPrompt.ids(vertx, request, template, tokenizer, then);
   }
 
   private PreparedRequest prepared(CompletionJob job, ChatRequest request) {

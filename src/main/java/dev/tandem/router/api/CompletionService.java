@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -91,16 +92,25 @@ public final class CompletionService {
           ? read : new JsonInts(ids);
       return tokenized(body, request, prompt, cancellation);
     }
+    // the ids' JSON text written where they are made (a worker for a long prompt): engine
+    // bodies copy it
+    return textIds(request.prompt().text(), JsonInts::written)
+        .compose(prompt -> tokenized(body, request, prompt, cancellation));
+  }
+
+  /** A text prompt's token ids, as a completion of it sends them to engines; a 400 without a tokenizer. */
+  Future<int[]> textIds(String text) {
+    return textIds(text, ids -> ids);
+  }
+
+  /** {@link #textIds}, passed through {@code then} on the thread that tokenized them. */
+  private <T> Future<T> textIds(String text, Function<int[], T> then) {
     if (tokenizer == null) {
       return Future.failedFuture(ApiError.invalid("prompt", "unsupported_parameter",
           "this router has no tokenizer: send the prompt as token ids"));
     }
-    String text = request.prompt().text();
-    // the ids' JSON text written where they are made (a worker for a long prompt): engine
-    // bodies copy it
     return TokenizerWork.run(vertx, TokenizerWork.textOnLoop(text.length()),
-            () -> JsonInts.written(tokenizer.encode(text)))
-        .compose(prompt -> tokenized(body, request, prompt, cancellation));
+        () -> then.apply(tokenizer.encode(text)));
   }
 
   /**
@@ -228,7 +238,16 @@ public final class CompletionService {
       return Future.failedFuture(ApiError.invalid("echo", "unsupported_parameter",
           "this router has no tokenizer to echo a token-id prompt"));
     }
-    return TokenizerWork.run(vertx, TokenizerWork.idsOnLoop(tokens.length),
-        () -> tokenizer.decode(tokens));
+    return decode(tokens);
+  }
+
+  /** Whether this router has a tokenizer: text prompts, echo, chat and {@link #decode}. */
+  boolean canTokenize() {
+    return tokenizer != null;
+  }
+
+  /** The text of {@code ids} (special tokens skipped), where the ids are few on the loop. */
+  Future<String> decode(int[] ids) {
+    return TokenizerWork.run(vertx, TokenizerWork.idsOnLoop(ids.length), () -> tokenizer.decode(ids));
   }
 }

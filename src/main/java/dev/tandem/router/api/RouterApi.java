@@ -70,6 +70,7 @@ public final class RouterApi {
         runner, maxBody);
     if (routes.publicRoutes()) {
       mountPublic(router, options, model, access, completions, chatCompletions);
+      TokenizeRoutes.mount(router, access.api(), maxBody, model, service, chat);
     }
     mountProbes(router, options, service, registry, runner);
     if (routes.adminRoutes()) {

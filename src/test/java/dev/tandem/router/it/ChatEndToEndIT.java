@@ -221,6 +221,41 @@ class ChatEndToEndIT {
     assertTrue(Double.parseDouble(m.group(1)) >= 3, m.group());
   }
 
+  /**
+   * /tokenize counts what a chat or a completion sends the engines (the engines' own usage says
+   * so), a chat's ids are those of its rendered prompt, and /detokenize gives a text back; bad
+   * bodies are 400s.
+   */
+  @Test
+  void tokenizeGivesTheIdsEnginesAreSentAndDetokenizeTheTextBack() {
+    JsonArray conversation = messages("Name a colour.", "Blue.", "And another?");
+    JsonObject chatIds = post(roundRobin, "/tokenize", new JsonObject().put("messages", conversation));
+    JsonObject chat = post(disagg, "/v1/chat/completions", new JsonObject()
+        .put("messages", conversation).put("max_completion_tokens", 2).put("temperature", 0));
+    assertEquals(chat.getJsonObject("usage").getInteger("prompt_tokens"), chatIds.getInteger("count"));
+    assertEquals(chatIds.getInteger("count"), chatIds.getJsonArray("tokens").size());
+    assertEquals(4096, chatIds.getInteger("max_model_len"));
+    String rendered = template.render(ChatRequest.parse(new JsonObject().put("messages", conversation)));
+    JsonObject textIds = post(disagg, "/tokenize", new JsonObject().put("prompt", rendered));
+    assertEquals(chatIds.getJsonArray("tokens"), textIds.getJsonArray("tokens"));
+    String text = "The quick brown fox jumps over the lazy dog.";
+    JsonObject ids = post(roundRobin, "/tokenize", new JsonObject().put("prompt", text));
+    JsonObject completion = post(fleet.enginePort(1), "/v1/completions", new JsonObject()
+        .put("prompt", text).put("max_tokens", 1));
+    assertEquals(completion.getJsonObject("usage").getInteger("prompt_tokens"), ids.getInteger("count"));
+    assertEquals(text, post(roundRobin, "/detokenize", new JsonObject().put("tokens",
+        ids.getJsonArray("tokens"))).getString("prompt"));
+    for (String[] bad : new String[][] {{"/tokenize", "{}"}, {"/tokenize", "{\"prompt\":5}"},
+        {"/tokenize", "[1]"}, {"/tokenize", "{\"messages\":[{\"role\":\"robot\"}]}"},
+        {"/detokenize", "{\"tokens\":[1,99999]}"}, {"/detokenize", "{\"tokens\":\"hi\"}"},
+        {"/detokenize", "{}"}}) {
+      HttpResponse<String> r = fleet.post(roundRobin, bad[0], bad[1]);
+      assertEquals(400, r.statusCode(), bad[0] + " " + bad[1] + ": " + r.body());
+      assertEquals("invalid_request_error",
+          new JsonObject(r.body()).getJsonObject("error").getString("type"), r.body());
+    }
+  }
+
   @Test
   void chatOverTheEventBusIsTheSameAnswer() throws Exception {
     JsonObject chat = new JsonObject().put("messages", messages("Say something on the bus."))

@@ -89,6 +89,10 @@ class OperationsIT {
       assertEquals(200, fleet.get(path, ADMIN).statusCode(), path);
     }
     assertEquals(403, fleet.post("/admin/engines/0/drain", USER, new JsonObject()).statusCode());
+    JsonObject words = new JsonObject().put("prompt", "count me");
+    assertEquals(401, fleet.post("/tokenize", null, words).statusCode(), "/tokenize is the API's");
+    assertEquals(401, fleet.post("/detokenize", "sk-guess", new JsonObject()).statusCode());
+    assertEquals(200, fleet.post("/tokenize", USER, words).statusCode());
     assertEquals(200, fleet.get("/health", null).statusCode());
     assertEquals(200, fleet.get("/ready", null).statusCode());
   }
