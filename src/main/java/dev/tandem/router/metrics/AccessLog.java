@@ -1,6 +1,6 @@
 package dev.tandem.router.metrics;
 
-import io.vertx.core.json.JsonObject;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
@@ -11,28 +11,27 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * {@code --access-log}: one JSON line per completion or chat request, however it ended — who
  * asked, the ids, the status, the tokens and the times (docs/operations.md has the fields). The
- * event loops only hand an {@link Entry} over (a queue offer, never a wait); one daemon thread
- * formats and writes the lines, flushing whenever the queue runs empty. When the writer falls
- * {@value #QUEUE} lines behind, further lines are dropped and counted ({@link #dropped}) rather
- * than slowing the router.
+ * event loops only hand an {@link Entry} over (a lock-free queue offer, never a wait or a
+ * wake-up); one daemon thread writes the queued lines every {@value #WRITE_PERIOD_MS} ms and
+ * flushes. When the writer falls {@value #QUEUE} lines behind, further lines are dropped and
+ * counted ({@link #dropped}) rather than slowing the router.
  */
 public final class AccessLog {
 
   private static final Logger LOG = LoggerFactory.getLogger(AccessLog.class);
   static final int QUEUE = 65_536;
-  /** The entry that tells the writer to finish. */
-  private static final Entry END = new Entry(0, null, null, null, null, null, null, 0, null, null,
-      -1, -1, -1, -1, -1, -1);
 
   /**
    * One request as the log line has it.
@@ -56,51 +55,103 @@ public final class AccessLog {
       String errorMessage, long promptTokens, long completionTokens, double queuedMs,
       double ttftMs, double totalMs, int engine) {
 
-    /** The line's JSON: absent values left out, times in milliseconds to 0.001. */
-    JsonObject toJson() {
-      JsonObject line = new JsonObject()
-          .put("time", Instant.ofEpochMilli(arrivedMillis).toString())
-          .put("transport", transport).put("api", api);
-      putIf(line, "key", key);
-      putIf(line, "request_id", clientRequestId);
-      putIf(line, "id", id);
-      if (stream != null) {
-        line.put("stream", stream);
+    /** The line's JSON, appended to {@code line}: absent values left out, times in ms to 0.001. */
+    void appendTo(StringBuilder line, Timestamps times) {
+      line.append("{\"time\":\"");
+      times.append(line, arrivedMillis);
+      line.append("\",\"transport\":");
+      quoted(line, transport);
+      line.append(",\"api\":");
+      quoted(line, api);
+      if (key != null) {
+        quoted(line.append(",\"key\":"), key);
       }
-      line.put("status", status);
+      if (clientRequestId != null) {
+        quoted(line.append(",\"request_id\":"), clientRequestId);
+      }
+      if (id != null) {
+        quoted(line.append(",\"id\":"), id);
+      }
+      if (stream != null) {
+        line.append(",\"stream\":").append(stream.booleanValue());
+      }
+      line.append(",\"status\":").append(status);
       if (errorCode != null || errorMessage != null) {
-        line.put("error", new JsonObject().put("code", errorCode).put("message", errorMessage));
+        quoted(line.append(",\"error\":{\"code\":"), errorCode);
+        quoted(line.append(",\"message\":"), errorMessage).append('}');
       }
       if (promptTokens >= 0) {
-        line.put("prompt_tokens", promptTokens);
+        line.append(",\"prompt_tokens\":").append(promptTokens);
       }
       if (completionTokens >= 0) {
-        line.put("completion_tokens", completionTokens);
+        line.append(",\"completion_tokens\":").append(completionTokens);
       }
-      putMs(line, "queued_ms", queuedMs);
-      putMs(line, "ttft_ms", ttftMs);
-      putMs(line, "total_ms", totalMs);
+      millis(line, ",\"queued_ms\":", queuedMs);
+      millis(line, ",\"ttft_ms\":", ttftMs);
+      millis(line, ",\"total_ms\":", totalMs);
       if (engine >= 0) {
-        line.put("engine", engine);
+        line.append(",\"engine\":").append(engine);
       }
-      return line;
+      line.append('}');
     }
 
-    private static void putIf(JsonObject line, String name, String value) {
-      if (value != null) {
-        line.put(name, value);
+    /** {@code s} as a JSON string (Jackson's escapes), or null. */
+    private static StringBuilder quoted(StringBuilder line, String s) {
+      if (s == null) {
+        return line.append("null");
       }
+      line.append('"');
+      JsonStringEncoder.getInstance().quoteAsString(s, line);
+      return line.append('"');
     }
 
-    private static void putMs(JsonObject line, String name, double ms) {
-      if (ms >= 0) {
-        line.put(name, Math.round(ms * 1000) / 1000.0);
+    /** {@code ms} to the microsecond ({@code 12.408}), unless negative (unknown). */
+    private static void millis(StringBuilder line, String name, double ms) {
+      if (ms < 0) {
+        return;
       }
+      long micros = Math.round(ms * 1000);
+      line.append(name).append(micros / 1000).append('.');
+      long frac = micros % 1000;
+      if (frac < 100) {
+        line.append(frac < 10 ? "00" : "0");
+      }
+      line.append(frac);
     }
   }
 
-  private final BlockingQueue<Entry> queue = new ArrayBlockingQueue<>(QUEUE);
+  /**
+   * ISO-8601 UTC times to the millisecond ({@code 2026-12-07T21:40:03.512Z}): the part up to the
+   * second formatted once per second, the writer's own.
+   */
+  static final class Timestamps {
+    private long second = Long.MIN_VALUE;
+    private String upToSecond;
+
+    void append(StringBuilder line, long epochMillis) {
+      long s = Math.floorDiv(epochMillis, 1000);
+      if (s != second) {
+        second = s;
+        String iso = Instant.ofEpochSecond(s).toString(); // 2026-12-07T21:40:03Z
+        upToSecond = iso.substring(0, iso.length() - 1);
+      }
+      int ms = (int) Math.floorMod(epochMillis, 1000);
+      line.append(upToSecond).append('.');
+      if (ms < 100) {
+        line.append(ms < 10 ? "00" : "0");
+      }
+      line.append(ms).append('Z');
+    }
+  }
+
+  /** How long the writer sleeps when it has caught up: lines reach the file within about this. */
+  static final long WRITE_PERIOD_MS = 50;
+
+  private final Queue<Entry> queue = new ConcurrentLinkedQueue<>();
+  /** Entries queued and not yet taken by the writer (the bound: {@value #QUEUE}). */
+  private final AtomicInteger queued = new AtomicInteger();
   private final LongAdder dropped = new LongAdder();
+  private volatile boolean closing;
   private final Writer out;
   private final boolean closeOut;
   private final Thread writer;
@@ -134,9 +185,15 @@ public final class AccessLog {
 
   /** Hands one request's line to the writer; never waits (dropped, and counted, when behind). */
   public void log(Entry entry) {
-    if (!broken && !queue.offer(entry)) {
-      dropped.increment();
+    if (broken) {
+      return;
     }
+    if (queued.incrementAndGet() > QUEUE) {
+      queued.decrementAndGet();
+      dropped.increment();
+      return;
+    }
+    queue.offer(entry);
   }
 
   /** Lines dropped because the writer was {@value #QUEUE} lines behind. */
@@ -154,31 +211,38 @@ public final class AccessLog {
    * {@code waitMs}: call off the event loop).
    */
   public void close(long waitMs) throws InterruptedException {
-    if (!queue.offer(END)) {
-      writer.interrupt();
-    }
+    closing = true;
+    LockSupport.unpark(writer);
     writer.join(waitMs);
   }
 
+  /**
+   * The writer: every {@value #WRITE_PERIOD_MS} ms, or at close, writes every queued line and
+   * flushes. Sleeping between rounds, rather than waking for each line, keeps a request's cost
+   * to a queue offer (a wake-up per request was most of the log's cost at low load).
+   */
   private void writeLines() {
+    StringBuilder line = new StringBuilder(512);
+    Timestamps times = new Timestamps();
     try {
       while (true) {
-        Entry e = queue.poll();
-        if (e == null) {
-          out.flush();
-          e = queue.poll(1, TimeUnit.HOURS);
-          if (e == null) {
-            continue;
-          }
+        boolean last = closing; // read before draining: what was queued before close is written
+        boolean wrote = false;
+        for (Entry e = queue.poll(); e != null; e = queue.poll()) {
+          queued.decrementAndGet();
+          line.setLength(0);
+          e.appendTo(line, times);
+          out.append(line).append('\n');
+          wrote = true;
         }
-        if (e == END) {
+        if (wrote) {
+          out.flush();
+        }
+        if (last) {
           break;
         }
-        out.write(e.toJson().encode());
-        out.write('\n');
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(WRITE_PERIOD_MS));
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     } catch (IOException | UncheckedIOException e) {
       LOG.warn("access log {}: {}; no more lines are written", target, e.toString());
       broken = true;

@@ -26,11 +26,13 @@ class AccessLogTest {
     AccessLog log = AccessLog.open(file.toString());
     log.log(new AccessLog.Entry(1_796_000_000_123L, "http", "completions", "user", "trace-1",
         "cmpl-1", true, 200, null, null, 12, 8, 0.5, 3.25, 10.0004, 1));
-    log.log(new AccessLog.Entry(1_796_000_001_000L, "bus", "chat", null, null, null, null, 401,
-        "invalid_api_key", "no key", -1, -1, -1, -1, 0.2, -1));
+    log.log(new AccessLog.Entry(1_796_000_001_005L, "bus", "chat", null, null, null, null, 401,
+        "invalid_api_key", "no \"key\"\n\u00e9\u0001", -1, -1, -1, -1, 0.0204, -1));
     log.close(5_000);
     List<String> lines = Files.readAllLines(file);
     assertEquals(3, lines.size(), lines.toString());
+    assertTrue(lines.get(2).startsWith("{\"time\":\"2026-11-30T00:53:21.005Z\","), lines.get(2));
+    assertTrue(lines.get(2).endsWith(",\"total_ms\":0.020}"), lines.get(2));
     assertEquals(new JsonObject().put("earlier", true), new JsonObject(lines.get(0)));
     JsonObject ok = new JsonObject(lines.get(1));
     assertEquals(new JsonObject().put("time", "2026-11-30T00:53:20.123Z").put("transport", "http")
@@ -39,7 +41,7 @@ class AccessLogTest {
         .put("completion_tokens", 8).put("queued_ms", 0.5).put("ttft_ms", 3.25)
         .put("total_ms", 10.0).put("engine", 1), ok);
     JsonObject refused = new JsonObject(lines.get(2));
-    assertEquals(new JsonObject().put("code", "invalid_api_key").put("message", "no key"),
+    assertEquals(new JsonObject().put("code", "invalid_api_key").put("message", "no \"key\"\n\u00e9\u0001"),
         refused.getJsonObject("error"));
     for (String absent : List.of("key", "request_id", "id", "stream", "prompt_tokens",
         "completion_tokens", "queued_ms", "ttft_ms", "engine")) {
