@@ -156,6 +156,8 @@ class RouterProcessIT {
     assertEquals(503, late.statusCode(), late.body());
     assertEquals("shutting_down", new JsonObject(late.body()).getJsonObject("error").getString("code"));
     assertTrue(late.headers().firstValue("retry-after").isPresent());
+    assertEquals("close", late.headers().firstValue("connection").orElse(null),
+        "a keep-alive client reconnects, to another router");
     assertTrue(router.isAlive(), "still serving the stream");
     JsonObject usage = null;
     String last = null;

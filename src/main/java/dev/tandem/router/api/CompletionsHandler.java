@@ -5,6 +5,7 @@ import dev.tandem.api.ErrorResponses;
 import dev.tandem.api.FastJson;
 import dev.tandem.router.access.ClientKey;
 import dev.tandem.router.admission.RateLimited;
+import dev.tandem.router.admission.ShuttingDown;
 import dev.tandem.router.dispatch.ClientOutput;
 import dev.tandem.router.metrics.RequestClock;
 import dev.tandem.router.metrics.RouterMetrics;
@@ -218,6 +219,10 @@ final class CompletionsHandler implements Handler<RoutingContext> {
   private void refuse(HttpServerResponse response, Throwable error, RequestRunner.Origin origin,
       RequestClock clock) {
     runner.refused(error, origin, clock);
+    if (error instanceof ShuttingDown && !response.headWritten()) {
+      // a keep-alive client's next request goes to another router, not to this one's 503s
+      response.putHeader(HttpHeaders.CONNECTION, HttpHeaders.CLOSE);
+    }
     metrics.requestEnded(ErrorResponses.send(response, error));
   }
 }
