@@ -167,6 +167,13 @@ class OperationsIT {
   @Test
   @Order(4)
   void theAccessLogHasALineForEveryRequestWithTheClientsOwnId() throws Exception {
+    io.vertx.core.eventbus.Message<Object> overBus = fleet.vertx.eventBus().request(
+            fleet.config.routerOptions().addresses().completions(), OpsFleet.completion(3),
+            new io.vertx.core.eventbus.DeliveryOptions().setSendTimeout(60_000)
+                .addHeader(dev.tandem.router.access.AccessControl.BUS_HEADER, USER)
+                .addHeader("x-request-id", "bus-7"))
+        .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    assertEquals(3, ((JsonObject) overBus.body()).getJsonObject("usage").getInteger("completion_tokens"));
     HttpResponse<String> traced = fleet.send(fleet.request("/v1/completions", USER)
         .header("content-type", "application/json").header("X-Request-Id", "trace-42")
         .POST(java.net.http.HttpRequest.BodyPublishers.ofString(OpsFleet.completion(5).encode()))
@@ -194,6 +201,12 @@ class OperationsIT {
     assertTrue(tracedLine.getInteger("prompt_tokens") > 0, tracedLine.encode());
     assertTrue(tracedLine.getInteger("engine") >= 0, tracedLine.encode());
     assertTrue(tracedLine.getDouble("total_ms") >= tracedLine.getDouble("ttft_ms"), tracedLine.encode());
+    JsonObject busLine = lines.stream().filter(l -> "bus-7".equals(l.getString("request_id")))
+        .findFirst().orElseThrow(() -> new AssertionError("no line for the bus request"));
+    assertEquals("bus", busLine.getString("transport"));
+    assertEquals("user", busLine.getString("key"));
+    assertEquals(3, busLine.getInteger("completion_tokens"));
+    lines.remove(busLine);
     for (JsonObject line : lines) {
       assertEquals("http", line.getString("transport"), line.encode());
       assertEquals("completions", line.getString("api"), line.encode());
