@@ -4,12 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
-import dev.tandem.api.SseWriter;
 import dev.tandem.router.dispatch.AnswerEnd;
 import dev.tandem.router.dispatch.ClientChunk;
 import dev.tandem.router.dispatch.ClientOutput;
 import io.vertx.core.Handler;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -57,43 +55,16 @@ class BatchOutputTest {
   }
 
   /** A prompt's whole answer: its choices and usage in the completion's envelope. */
-  record End(JsonObject json) implements AnswerEnd {
-    static End whole(int firstIndex, int prompt, int completion, String... texts) {
-      JsonArray choices = new JsonArray();
-      for (int i = 0; i < texts.length; i++) {
-        choices.add(new JsonObject().put("index", firstIndex + i).put("text", texts[i])
-            .put("logprobs", null).put("finish_reason", "length"));
-      }
-      return new End(new JsonObject().put("id", "cmpl-1").put("object", "text_completion")
-          .put("created", 7).put("model", "m").put("choices", choices)
-          .put("usage", new JsonObject().put("prompt_tokens", prompt)
-              .put("completion_tokens", completion).put("total_tokens", prompt + completion)));
+  static AnswerEnd whole(int firstIndex, int prompt, int completion, String... texts) {
+    JsonArray choices = new JsonArray();
+    for (int i = 0; i < texts.length; i++) {
+      choices.add(new JsonObject().put("index", firstIndex + i).put("text", texts[i])
+          .put("logprobs", null).put("finish_reason", "length"));
     }
-
-    @Override
-    public int completionTokens() {
-      return usage().getInteger("completion_tokens");
-    }
-
-    @Override
-    public int totalTokens() {
-      return usage().getInteger("total_tokens");
-    }
-
-    @Override
-    public JsonObject usage() {
-      return json.getJsonObject("usage");
-    }
-
-    @Override
-    public JsonObject toJson() {
-      return json;
-    }
-
-    @Override
-    public Buffer toSse() {
-      return SseWriter.frame(json);
-    }
+    return new JsonEnd(new JsonObject().put("id", "cmpl-1").put("object", "text_completion")
+        .put("created", 7).put("model", "m").put("choices", choices)
+        .put("usage", new JsonObject().put("prompt_tokens", prompt)
+            .put("completion_tokens", completion).put("total_tokens", prompt + completion)));
   }
 
   @Test
@@ -102,9 +73,9 @@ class BatchOutputTest {
     BatchOutput batch = new BatchOutput(out, 2);
     ClientOutput first = batch.part(0);
     ClientOutput second = batch.part(1);
-    second.complete(End.whole(2, 5, 6, "c", "d"));
+    second.complete(whole(2, 5, 6, "c", "d"));
     assertEquals(0, out.completed.size(), "the first prompt is still running");
-    first.complete(End.whole(0, 3, 4, "a", "b"));
+    first.complete(whole(0, 3, 4, "a", "b"));
     assertEquals(1, out.completed.size());
     AnswerEnd end = out.completed.get(0);
     assertEquals(10, end.completionTokens());
@@ -128,12 +99,12 @@ class BatchOutputTest {
   void theFirstFailureAloneReachesTheClientAndLaterReportsAreDropped() {
     Recorded out = new Recorded();
     BatchOutput batch = new BatchOutput(out, 3);
-    batch.part(0).complete(End.whole(0, 1, 1, "a"));
+    batch.part(0).complete(whole(0, 1, 1, "a"));
     IllegalStateException cause = new IllegalStateException("engine said no");
     batch.part(2).fail(cause);
     batch.part(1).fail(new RuntimeException("cancelled"));
-    batch.part(1).complete(End.whole(1, 1, 1, "b"));
-    batch.part(1).write(End.whole(1, 1, 1, "late"));
+    batch.part(1).complete(whole(1, 1, 1, "b"));
+    batch.part(1).write(whole(1, 1, 1, "late"));
     assertEquals(List.of(cause), out.failed);
     assertEquals(0, out.completed.size());
     assertEquals(0, out.written.size());

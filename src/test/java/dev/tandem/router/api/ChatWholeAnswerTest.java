@@ -16,32 +16,7 @@ class ChatWholeAnswerTest {
 
   /** A completion's end known only by its JSON (AnswerEnd's own reading of choices and usage). */
   private static AnswerEnd completion(JsonObject json) {
-    return new AnswerEnd() {
-      @Override
-      public int completionTokens() {
-        return json.getJsonObject("usage").getInteger("completion_tokens");
-      }
-
-      @Override
-      public int totalTokens() {
-        return json.getJsonObject("usage").getInteger("total_tokens");
-      }
-
-      @Override
-      public JsonObject usage() {
-        return json.getJsonObject("usage");
-      }
-
-      @Override
-      public JsonObject toJson() {
-        return json;
-      }
-
-      @Override
-      public Buffer toSse() {
-        throw new UnsupportedOperationException();
-      }
-    };
+    return new JsonEnd(json);
   }
 
   private static JsonObject choice(int index, String text, String finish, JsonObject logprobs) {
