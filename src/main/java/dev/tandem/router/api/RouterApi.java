@@ -141,10 +141,14 @@ public final class RouterApi {
     router.post(CHAT_COMPLETIONS)
         .handler(BodyHandler.create(false).setBodyLimit(options.get(MAX_BODY_BYTES)))
         .handler(chatCompletions);
-    router.get("/v1/models").handler(ctx -> json(ctx, 200, new JsonObject().put("object", "list")
-        .put("data", new JsonArray().add(new JsonObject().put("id", model.id())
-            .put("object", "model").put("created", System.currentTimeMillis() / 1000)
-            .put("owned_by", "tandem")))));
+    router.get("/v1/models").handler(ctx -> {
+      JsonObject card = new JsonObject().put("id", model.id()).put("object", "model")
+          .put("created", System.currentTimeMillis() / 1000).put("owned_by", "tandem");
+      if (model.contextLength() > 0) {
+        card.put("max_model_len", model.contextLength()); // as vLLM's card: clients size prompts by it
+      }
+      json(ctx, 200, new JsonObject().put("object", "list").put("data", new JsonArray().add(card)));
+    });
   }
 
   private static void mountProbes(Router router, RouterOptions options, CompletionService service,

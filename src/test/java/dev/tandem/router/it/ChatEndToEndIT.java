@@ -235,6 +235,9 @@ class ChatEndToEndIT {
     assertEquals(chat.getJsonObject("usage").getInteger("prompt_tokens"), chatIds.getInteger("count"));
     assertEquals(chatIds.getInteger("count"), chatIds.getJsonArray("tokens").size());
     assertEquals(4096, chatIds.getInteger("max_model_len"));
+    JsonObject card = new JsonObject(fleet.get(roundRobin, "/v1/models").body())
+        .getJsonArray("data").getJsonObject(0);
+    assertEquals(4096, card.getInteger("max_model_len"), card.encode());
     String rendered = template.render(ChatRequest.parse(new JsonObject().put("messages", conversation)));
     JsonObject textIds = post(disagg, "/tokenize", new JsonObject().put("prompt", rendered));
     assertEquals(chatIds.getJsonArray("tokens"), textIds.getJsonArray("tokens"));
