@@ -50,8 +50,8 @@ import org.slf4j.LoggerFactory;
  * MLC's {@code Router.__init__}, done properly. {@link #start()}, in the seed's order: validate the
  * configuration; form the KV world (builtin: a world root here; mlc: an NVSHMEM uid; round-robin:
  * none); deploy one {@link EngineVerticle} per endpoint, all at once, and wait for all of them
- * with a deadline (a world forms only when every member has joined); load the tokenizer; deploy
- * the router verticle. Any failure stops whatever was started and
+ * with a deadline ({@link EngineStarts}: a world forms only when every member has joined); load
+ * the tokenizer; deploy the router verticle. Any failure stops whatever was started and
  * fails the start with the failing engine's message. Undeploying stops everything.
  *
  * <p>With {@code --cluster}, the endpoints of hosts that {@code tandem node}s serve (or that are
@@ -67,8 +67,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class SupervisorVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(SupervisorVerticle.class);
-  /** Beyond the engines' own start-up deadline, for a start that hangs before the engines' timers. */
-  private static final Duration DEADLINE_MARGIN = Duration.ofSeconds(10);
   /** On a cluster, how long the nodes have to announce themselves before endpoints are placed. */
   static final Duration NODE_DISCOVERY = NodeAnnouncement.PERIOD.plusMillis(500);
 
@@ -236,7 +234,8 @@ public final class SupervisorVerticle extends VerticleBase {
 
   private Future<Void> startEngines() {
     // Building the commands looks at files (class path, class-data archive): off the event loop.
-    return vertx.executeBlocking(this::engineSpecs).compose(this::deployEngines);
+    return vertx.executeBlocking(this::engineSpecs).compose(specs -> EngineStarts.deploy(vertx,
+        config, specs, remoteIds, remote, admin, engineDeployments));
   }
 
   private List<EngineSpec> engineSpecs() {
@@ -259,58 +258,6 @@ public final class SupervisorVerticle extends VerticleBase {
           launch, Path.of(config.get(LOG_DIR)), config)));
     }
     return specs;
-  }
-
-  /**
-   * Deploys an EngineVerticle here for every local endpoint and hands every other one to its
-   * node, all at once; fails (stopping the rest) when any fails or the deadline passes.
-   */
-  private Future<Void> deployEngines(List<EngineSpec> specs) {
-    List<EngineVerticle> engines = specs.stream()
-        .filter(s -> !remoteIds.contains(s.endpoint().id())).map(EngineVerticle::new).toList();
-    List<EngineSpec> onNodes = specs.stream().filter(s -> remoteIds.contains(s.endpoint().id()))
-        .toList();
-    Path logDir = Path.of(config.get(LOG_DIR));
-    LOG.info("starting {} {} engine(s) in {} mode, logs in {}{}", specs.size(),
-        config.get(ENGINE).wireName(), config.get(ROUTER_MODE).wireName(), logDir.toAbsolutePath(),
-        onNodes.isEmpty() ? "" : " (" + onNodes.size() + " on tandem nodes, logs in theirs)");
-    List<Future<String>> deployments = engines.stream().map(vertx::deployVerticle).toList();
-    List<Future<Void>> remoteStarts = onNodes.stream().map(s -> remote.start(s)).toList();
-    List<Future<?>> every = new ArrayList<>(deployments);
-    every.addAll(remoteStarts);
-    long deadline = vertx.setTimer(config.get(STARTUP_TIMEOUT).plus(DEADLINE_MARGIN).toMillis(),
-        id -> {
-          engines.forEach(e -> e.abort("the fleet's start-up deadline passed"));
-          if (remote != null) {
-            remote.abort("the fleet's start-up deadline passed");
-          }
-        });
-    return Future.all(every).transform(all -> {
-      vertx.cancelTimer(deadline);
-      if (all.failed()) {
-        // One engine failed: the others would wait for a world that cannot form. Stop them now.
-        for (int i = 0; i < engines.size(); i++) {
-          if (!deployments.get(i).failed()) {
-            engines.get(i).abort("another engine of the fleet failed to start");
-          }
-        }
-        if (remote != null) {
-          remote.abort("another engine of the fleet failed to start");
-        }
-      }
-      return Future.join(every).transform(joined -> {
-        for (int i = 0; i < deployments.size(); i++) {
-          if (deployments.get(i).succeeded()) {
-            engineDeployments.add(deployments.get(i).result());
-            admin.started(engines.get(i), deployments.get(i).result());
-          }
-        }
-        for (EngineSpec spec : onNodes) {
-          admin.started(spec.endpoint(), null);
-        }
-        return all.failed() ? Future.failedFuture(all.cause()) : Future.<Void>succeededFuture();
-      });
-    });
   }
 
   private Future<Void> loadTokenizer() {
