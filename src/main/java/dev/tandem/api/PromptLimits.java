@@ -17,14 +17,7 @@ public record PromptLimits(int vocabSize, int contextLength) {
     if (ids.length == 0) {
       throw ApiError.invalid("prompt", "Invalid request prompt: it has no tokens");
     }
-    if (vocabSize > 0) {
-      for (int i = 0; i < ids.length; i++) {
-        if (ids[i] < 0 || ids[i] >= vocabSize) {
-          throw ApiError.invalid("prompt", "invalid_token", "Token id " + ids[i] + " at index " + i
-              + " is outside the vocabulary (0.." + (vocabSize - 1) + ")");
-        }
-      }
-    }
+    checkVocabulary(ids, "prompt");
     if (contextLength <= 0) {
       return;
     }
@@ -37,6 +30,19 @@ public record PromptLimits(int vocabSize, int contextLength) {
       throw ApiError.invalid("max_tokens", "context_length_exceeded", "max_tokens " + maxTokens
           + " plus the prompt's " + ids.length + " tokens exceeds the context window of "
           + contextLength + " tokens");
+    }
+  }
+
+  /** Throws a 400 naming {@code param} unless every id lies in the vocabulary (when known). */
+  public void checkVocabulary(int[] ids, String param) {
+    if (vocabSize <= 0) {
+      return;
+    }
+    for (int i = 0; i < ids.length; i++) {
+      if (ids[i] < 0 || ids[i] >= vocabSize) {
+        throw ApiError.invalid(param, "invalid_token", "Token id " + ids[i] + " at index " + i
+            + " is outside the vocabulary (0.." + (vocabSize - 1) + ")");
+      }
     }
   }
 }

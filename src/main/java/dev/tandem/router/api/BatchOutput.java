@@ -148,10 +148,7 @@ final class BatchOutput {
         List<WholeChoice> all = wholeChoices(); // none for a stream
         if (!all.isEmpty()) {
           JsonArray choices = new JsonArray();
-          for (WholeChoice c : all) {
-            choices.add(new JsonObject().put("index", c.index()).put("text", c.text())
-                .put("logprobs", c.logprobs()).put("finish_reason", c.finishReason()));
-          }
+          all.forEach(c -> choices.add(c.toJson()));
           json.put("choices", choices);
         }
         json.put("usage", usage());

@@ -1,6 +1,7 @@
 package dev.tandem.router.api;
 
 import dev.tandem.api.ApiError;
+import dev.tandem.api.CompletionRequest;
 import dev.tandem.api.ErrorResponses;
 import dev.tandem.api.JsonFields;
 import io.vertx.core.Future;
@@ -110,28 +111,18 @@ final class TokenizeRoutes {
     }
     int[] ids = new int[list.size()];
     for (int i = 0; i < ids.length; i++) {
-      Object v = list.getValue(i);
-      long id = v instanceof Integer || v instanceof Long ? ((Number) v).longValue() : -1;
-      if (id < 0 || model.vocabSize() > 0 && id >= model.vocabSize()) {
-        throw ApiError.invalid("tokens", "invalid_token", "\"tokens\" element " + i + " ("
-            + JsonFields.describe(v) + ") is not a token id of this model's vocabulary"
-            + (model.vocabSize() > 0 ? " (0 to " + (model.vocabSize() - 1) + ")" : ""));
+      if (!(list.getValue(i) instanceof Integer id) || id < 0) {
+        throw ApiError.invalid("tokens", "invalid_token", "\"tokens\" element " + i + " is "
+            + JsonFields.describe(list.getValue(i)) + ", not a token id");
       }
-      ids[i] = (int) id;
+      ids[i] = id;
     }
+    model.limits().checkVocabulary(ids, "tokens");
     return ids;
   }
 
   private static JsonObject bodyOf(RoutingContext ctx) {
-    try {
-      Object value = ctx.body().buffer() == null ? null : ctx.body().buffer().toJsonValue();
-      if (value instanceof JsonObject o) {
-        return o;
-      }
-    } catch (RuntimeException e) {
-      throw ApiError.invalid(null, "invalid_json", "the body is not valid JSON: " + e.getMessage());
-    }
-    throw ApiError.invalid(null, "invalid_json", "the body must be a JSON object");
+    return CompletionRequest.parseObject(ctx.body().buffer());
   }
 
   private static void json(RoutingContext ctx, JsonObject body) {

@@ -35,7 +35,14 @@ public interface AnswerEnd extends ClientChunk {
   }
 
   /** One choice of a whole answer, as the client's completion has it. */
-  record WholeChoice(int index, String text, String finishReason, JsonObject logprobs) {}
+  record WholeChoice(int index, String text, String finishReason, JsonObject logprobs) {
+
+    /** The choice in a completion's {@code choices}, its keys in the answer's order. */
+    public JsonObject toJson() {
+      return new JsonObject().put("index", index).put("text", text).put("logprobs", logprobs)
+          .put("finish_reason", finishReason);
+    }
+  }
 
   /**
    * A whole answer's choices, in order (a stream's end has none): read from {@link #toJson()},

@@ -56,9 +56,8 @@ final class ClientChunks {
     JsonArray choices = new JsonArray();
     for (int i = 0; i < ledger.size(); i++) {
       ChoiceLedger.Choice c = ledger.get(i);
-      choices.add(new JsonObject().put("index", job.answerIndex(i)).put("text", wholeText(c))
-          .put("logprobs", wholeLogprobs(c))
-          .put("finish_reason", c.finishReason));
+      choices.add(new AnswerEnd.WholeChoice(job.answerIndex(i), wholeText(c), c.finishReason,
+          wholeLogprobs(c)).toJson());
     }
     return envelope(choices, usage);
   }
